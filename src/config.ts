@@ -1,0 +1,93 @@
+export type DatabaseUrl = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
+
+export interface Config {
+  readonly databaseUrl: string;
+  readonly database: DatabaseUrl;
+  readonly port: number;
+  readonly host: string;
+  /** Explicit PUBLIC_BASE_URL, or null when derived from host and port. */
+  readonly publicBaseUrlSetting: string | null;
+  readonly problemBaseSetting: string | null;
+  readonly trustProxy: boolean | string[];
+  readonly logLevel: string;
+  readonly rateLimitPerMinute: number;
+  readonly tokenRateLimitPerMinute: number;
+  readonly deprecation: { readonly sunset: string; readonly link: string | null } | null;
+}
+
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
+/** Issuer used when PUBLIC_BASE_URL is unset: fixed so that a token minted by `user token` works on any port. */
+export const DEFAULT_TOKEN_ISSUER = 'urn:punchclock';
+export const TOKEN_AUDIENCE = 'punchclock-public-api-v1';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export class ConfigError extends Error {}
+
+export function parseDatabaseUrl(value: string): DatabaseUrl {
+  if (value.startsWith('postgres://') || value.startsWith('postgresql://'))
+    return { kind: 'postgres', url: value };
+  if (value.startsWith('sqlite:')) {
+    const path = value.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (path === '') throw new ConfigError('DATABASE_URL sqlite: needs a file path');
+    return { kind: 'sqlite', path };
+  }
+  throw new ConfigError('DATABASE_URL must start with sqlite:, postgres:// or postgresql://');
+}
+
+function positiveInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new ConfigError(`${name} must be a positive integer`);
+  return Number(raw);
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
+  const portRaw = env.PORT ?? '3000';
+  if (!/^\d+$/.test(portRaw) || Number(portRaw) > 65535) throw new ConfigError('PORT must be 0..65535');
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}`);
+  const trustRaw = (env.TRUST_PROXY ?? '').trim();
+  let trustProxy: boolean | string[] = false;
+  if (trustRaw === 'true') trustProxy = true;
+  else if (trustRaw !== '' && trustRaw !== 'false')
+    trustProxy = trustRaw
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const sunset = env.V1_SUNSET?.trim() || null;
+  let deprecation: Config['deprecation'] = null;
+  if (sunset) {
+    const date = new Date(sunset);
+    if (Number.isNaN(date.getTime())) throw new ConfigError('V1_SUNSET must be a date or date-time');
+    deprecation = { sunset: date.toUTCString(), link: env.V1_DEPRECATION_LINK?.trim() || null };
+  }
+  return Object.freeze({
+    databaseUrl,
+    database: parseDatabaseUrl(databaseUrl),
+    port: Number(portRaw),
+    host: env.HOST || '127.0.0.1',
+    publicBaseUrlSetting: env.PUBLIC_BASE_URL ? env.PUBLIC_BASE_URL.replace(/\/+$/, '') : null,
+    problemBaseSetting: env.PROBLEM_BASE ? env.PROBLEM_BASE.replace(/\/+$/, '') : null,
+    trustProxy,
+    logLevel,
+    rateLimitPerMinute: positiveInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 300),
+    tokenRateLimitPerMinute: positiveInteger(
+      'TOKEN_RATE_LIMIT_PER_MINUTE',
+      env.TOKEN_RATE_LIMIT_PER_MINUTE,
+      60,
+    ),
+    deprecation,
+  });
+}
+
+/** The base URL and derived values once the real listening port is known. */
+export function resolveUrls(config: Config, actualPort: number) {
+  const hostForUrl = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const publicBaseUrl = config.publicBaseUrlSetting ?? `http://${hostForUrl}:${actualPort}`;
+  return {
+    publicBaseUrl,
+    problemBase: config.problemBaseSetting ?? `${publicBaseUrl}/problems`,
+    tokenIssuer: config.publicBaseUrlSetting ?? DEFAULT_TOKEN_ISSUER,
+  };
+}

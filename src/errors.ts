@@ -1,0 +1,69 @@
+/**
+ * The error catalogue: every error name of the public API with its HTTP status, its numeric code and
+ * its title. Codes are stable forever once published (the spec fixes 2904 and 1800); new errors get
+ * new numbers, old numbers are never reused.
+ */
+export const ERROR_CATALOGUE = {
+  bad_request: { status: 400, code: 1400, title: 'Bad request' },
+  invalid_token: { status: 401, code: 1401, title: 'Invalid or missing access token' },
+  insufficient_scope: { status: 403, code: 1403, title: 'Token lacks the required scope' },
+  time_tracking_disabled: { status: 403, code: 2403, title: 'Time tracking is disabled for this company' },
+  forbidden: { status: 403, code: 1404, title: 'Forbidden' },
+  employee_not_found: { status: 404, code: 2404, title: 'Employee not found' },
+  not_found: { status: 404, code: 1405, title: 'Not found' },
+  method_not_allowed: { status: 405, code: 1406, title: 'Method not allowed' },
+  already_clocked_in: { status: 409, code: 2904, title: 'Employee is already clocked in' },
+  no_open_session: { status: 409, code: 2905, title: 'No open session to clock out of' },
+  clock_out_before_clock_in: { status: 409, code: 2906, title: 'Clock-out is before the clock-in' },
+  session_too_long: { status: 409, code: 2907, title: 'Session would be 24 hours or longer' },
+  overlaps_existing_entry: { status: 409, code: 2908, title: 'Overlaps an existing time entry' },
+  day_locked: { status: 409, code: 2909, title: 'Day is locked' },
+  business_rule_violation: { status: 409, code: 2910, title: 'Business rule violation' },
+  already_exists: { status: 409, code: 2911, title: 'Already exists' },
+  idempotency_in_flight: { status: 409, code: 1409, title: 'Request with this Idempotency-Key is in flight' },
+  payload_too_large: { status: 413, code: 1413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, code: 1415, title: 'Unsupported media type' },
+  validation_failed: { status: 422, code: 1800, title: 'Validation failed' },
+  idempotency_key_reused: {
+    status: 422,
+    code: 1801,
+    title: 'Idempotency-Key reused with a different request',
+  },
+  rate_limited: { status: 429, code: 1429, title: 'Too many requests' },
+  internal_error: { status: 500, code: 1500, title: 'Internal server error' },
+  service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; code: number; title: string }>;
+
+export type ErrorName = keyof typeof ERROR_CATALOGUE;
+
+export interface FieldError {
+  field: string;
+  message: string;
+  code: string | null;
+}
+
+/** An expected failure of an operation, carried to the problem-details handler. */
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly errorName: ErrorName,
+    readonly detail: string | null = null,
+    readonly fieldErrors: FieldError[] | null = null,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? ERROR_CATALOGUE[errorName].title);
+    this.status = ERROR_CATALOGUE[errorName].status;
+  }
+}
+
+export function validationError(errors: FieldError[], detail?: string): ApiError {
+  return new ApiError(
+    'validation_failed',
+    detail ?? errors.map((e) => `${e.field}: ${e.message}`).join('; '),
+    errors,
+  );
+}
+
+export function problemType(problemBase: string, name: ErrorName): string {
+  return `${problemBase}/${name.replaceAll('_', '-')}`;
+}

@@ -1,0 +1,19 @@
+export interface RateLimitHeaderInput {
+  limit: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/**
+ * Emits both the IETF draft fields (RateLimit-Policy / RateLimit) and the legacy X-RateLimit-*
+ * trio, because client libraries in the wild read one or the other.
+ */
+export function rateLimitHeaders(r: RateLimitHeaderInput, windowSeconds: number): Record<string, string> {
+  return {
+    'RateLimit-Policy': `apikey;q=${r.limit};w=${windowSeconds}`,
+    RateLimit: `limit=${r.limit}, remaining=${r.remaining}, reset=${r.resetSeconds}`,
+    'X-RateLimit-Limit': String(r.limit),
+    'X-RateLimit-Remaining': String(r.remaining),
+    'X-RateLimit-Reset': String(r.resetSeconds),
+  };
+}

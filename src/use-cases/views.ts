@@ -1,0 +1,47 @@
+import type { CompanyRow, EmployeeRow, TimeEntryRow } from '../db/schema.js';
+import { totalHours } from '../domain/punch-rules.js';
+
+export function companyView(row: CompanyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.time_zone,
+    timeTracking: row.time_tracking === 1 ? 'on' : 'off',
+    apiAccess: row.api_access === 1 ? 'on' : 'off',
+  };
+}
+
+export function employeeListItem(row: EmployeeRow) {
+  return {
+    id: row.id,
+    externalId: row.external_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    status: row.status,
+    departmentId: row.department_id,
+    positionId: row.position_id,
+  };
+}
+
+export function employeeRef(row: { id: string; external_id: string | null }) {
+  return { id: row.id, externalId: row.external_id };
+}
+
+/** Spec, Time entry (list item). An open session has no end yet: endTime is null and totalHours 0 until it closes. */
+export function timeEntryListItem(row: TimeEntryRow, employee: { id: string; external_id: string | null }) {
+  return {
+    id: row.id,
+    employee: employeeRef(employee),
+    workDate: row.work_date,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    endsNextDay: row.ends_next_day === 1,
+    totalHours: row.net_seconds === null ? 0 : totalHours(row.net_seconds),
+    breakMinutes: row.break_minutes,
+    status: row.status,
+    source: row.source,
+    approvedAt: row.approved_at,
+    createdAt: row.created_at,
+  };
+}
