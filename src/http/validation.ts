@@ -50,6 +50,8 @@ function convertTextValues(schema: JsonSchema, data: unknown): unknown {
 }
 
 export const validatorCompiler: FastifySchemaCompiler<unknown> = ({ schema, httpPart }) => {
+  // Header schemas document the write headers; their values are parsed where they are used.
+  if (httpPart === 'headers') return (data: unknown) => ({ value: data });
   const validate = ajv.compile(schema as object);
   const convert = httpPart === 'querystring' || httpPart === 'params';
   return (data: unknown) => {
@@ -88,11 +90,28 @@ function messageOf(error: ErrorObject): string {
 /** One entry per wrong field (the first reason for each), however many fields are wrong. */
 export function fieldErrorsFromAjv(errors: ErrorObject[], context: string): FieldError[] {
   const byField = new Map<string, FieldError>();
+  const allowedValues = new Map<string, unknown[]>();
+  for (const error of errors)
+    if (error.keyword === 'const') {
+      const field = fieldOf(error, context);
+      allowedValues.set(field, [...(allowedValues.get(field) ?? []), error.params.allowedValue]);
+    }
   for (const error of errors) {
     // anyOf/oneOf failures repeat what their branches already said.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf') continue;
     const field = fieldOf(error, context);
-    if (!byField.has(field)) byField.set(field, { field, message: messageOf(error), code: error.keyword });
+    if (byField.has(field)) continue;
+    const allowed = allowedValues.get(field);
+    byField.set(
+      field,
+      error.keyword === 'const' && allowed
+        ? {
+            field,
+            message: `must be one of ${allowed.map((v) => JSON.stringify(v)).join(', ')}`,
+            code: 'enum',
+          }
+        : { field, message: messageOf(error), code: error.keyword },
+    );
   }
   if (byField.size === 0 && errors[0]) {
     const field = fieldOf(errors[0], context);

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { SCOPE_IDS } from '../../auth/scopes.js';
 import { ApiError } from '../../errors.js';
 import type { UseCaseContext } from '../context.js';
@@ -12,7 +13,22 @@ export async function databaseIsEmpty(ctx: UseCaseContext): Promise<boolean> {
 }
 
 /** Operations contract `demo`: a company to try the API with, on an empty database only. */
-export async function seedDemo(ctx: UseCaseContext, baseUrl: string) {
+export async function seedDemo(outer: UseCaseContext, baseUrl: string) {
+  // All or nothing, and the emptiness check holds until commit: two processes seeding at once (the CLI,
+  // several `serve --demo-if-empty` on one database) must not both create a demo company. The use cases
+  // below run inside this one transaction (SQLite: BEGIN IMMEDIATE already serialises writers).
+  return outer.store.transaction(async (trx) => {
+    if (outer.store.dialect === 'postgres')
+      await sql`lock table companies in share row exclusive mode`.execute(trx);
+    const ctx: UseCaseContext = {
+      now: outer.now,
+      store: { ...outer.store, db: trx, transaction: (fn) => fn(trx) },
+    };
+    return seedDemoIn(ctx, baseUrl);
+  });
+}
+
+async function seedDemoIn(ctx: UseCaseContext, baseUrl: string) {
   if (!(await databaseIsEmpty(ctx)))
     throw new ApiError('validation_failed', 'the database is not empty; demo only seeds an empty one');
   const company = await createCompany(ctx, { name: 'Demo Company', timeZone: 'Europe/Berlin' });

@@ -1,0 +1,73 @@
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { ScopeId } from '../../auth/scopes.js';
+import type { TokenService } from '../../auth/tokens.js';
+import { ApiError } from '../../errors.js';
+import { checkPrincipal, type Principal } from '../../use-cases/api/authentication.js';
+import type { UseCaseContext } from '../../use-cases/context.js';
+import { rateLimitHeaders } from '../rate-limit/headers.js';
+import type { SlidingWindowLimiter } from '../rate-limit/sliding-window.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+const RATE_WINDOW_SECONDS = 60;
+
+export interface AuthDependencies {
+  ctx: UseCaseContext;
+  tokens: TokenService;
+  limiter: SlidingWindowLimiter;
+}
+
+function invalidToken(detail: string, withErrorAttribute: boolean): ApiError {
+  // RFC 6750 §3.1: a request without any credentials gets the challenge without an error code.
+  return new ApiError('invalid_token', detail, null, {
+    'www-authenticate': withErrorAttribute ? 'Bearer error="invalid_token"' : 'Bearer',
+  });
+}
+
+/**
+ * Route guard, in the spec's order: token (401), rate limit (429, counted for every authenticated
+ * request), then scope (403). Runs before the body is read, so an unauthenticated caller learns nothing
+ * about the body rules.
+ */
+export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onRequestAsyncHookHandler {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') throw invalidToken('an access token is required', false);
+    const match = BEARER.exec(header);
+    if (!match) throw invalidToken('the Authorization header must carry a Bearer token', true);
+    const claims = await deps.tokens.verify(match[1]!);
+    if (!claims) throw invalidToken('the access token is invalid or expired', true);
+    const check = await checkPrincipal(deps.ctx, claims);
+    if (!check.ok) {
+      if (check.error === 'forbidden')
+        throw new ApiError('forbidden', 'API access is switched off for the company');
+      throw invalidToken('the access token is no longer valid', true);
+    }
+    request.principal = check.principal;
+    const quota = deps.limiter.hit(check.principal.id, deps.ctx.now());
+    reply.headers(rateLimitHeaders(quota, RATE_WINDOW_SECONDS));
+    if (!quota.allowed)
+      throw new ApiError('rate_limited', `at most ${quota.limit} requests per minute`, null, {
+        'retry-after': String(quota.retryAfterSeconds),
+      });
+    if (scope !== null && !check.principal.scopes.includes(scope))
+      throw new ApiError('insufficient_scope', `this operation needs the scope ${scope}`, null, {
+        'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
+      });
+  };
+}
+
+export function requirePrincipal(request: FastifyRequest): Principal {
+  if (!request.principal) throw new ApiError('invalid_token', 'an access token is required');
+  return request.principal;
+}
+
+export function requireTimeTracking(principal: Principal): void {
+  if (!principal.company.timeTracking)
+    throw new ApiError('time_tracking_disabled', 'time tracking is switched off for this company');
+}

@@ -1,0 +1,73 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppServices } from '../../../app.js';
+import { listEmployees, setExternalId } from '../../../use-cases/api/employees.js';
+import { authenticate, requirePrincipal } from '../../plugins/authenticate.js';
+import { errorResponses } from '../../schemas/responses.js';
+import {
+  DryRunHeaderSchema,
+  EmployeeListItemSchema,
+  EmployeesQuerySchema,
+  ExternalIdBodySchema,
+  ExternalIdParamsSchema,
+  ExternalIdResultSchema,
+  pageOf,
+} from '../../schemas/v1.js';
+import { parseDryRun } from '../../write-headers.js';
+
+export function registerEmployeeRoutes(app: FastifyInstance, services: AppServices): void {
+  const guard = { ...services, limiter: services.resourceLimiter };
+
+  app.get(
+    '/api/public/v1/employees',
+    {
+      onRequest: authenticate(guard, 'employees.read'),
+      schema: {
+        summary: "List the company's employees",
+        tags: ['Employees'],
+        querystring: EmployeesQuerySchema,
+        response: {
+          200: pageOf(EmployeeListItemSchema),
+          ...errorResponses(['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited']),
+        },
+      },
+    },
+    async (request) => {
+      const query = request.query as { status?: string; limit?: number; cursor?: string };
+      return listEmployees(services.ctx, services.cursors, requirePrincipal(request), query);
+    },
+  );
+
+  app.put(
+    '/api/public/v1/employees/:id/external-id',
+    {
+      onRequest: authenticate(guard, 'attendance.record'),
+      schema: {
+        summary: "Set or clear an employee's external (badge / HRIS) id",
+        tags: ['Employees'],
+        params: ExternalIdParamsSchema,
+        headers: DryRunHeaderSchema,
+        body: ExternalIdBodySchema,
+        response: {
+          200: ExternalIdResultSchema,
+          ...errorResponses([
+            'invalid_token',
+            'insufficient_scope',
+            'employee_not_found',
+            'already_exists',
+            'validation_failed',
+            'rate_limited',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const body = request.body as { externalId: string | null };
+      return setExternalId(services.ctx, requirePrincipal(request), {
+        employeeId: id,
+        externalId: body.externalId,
+        dryRun: parseDryRun(request.headers),
+      });
+    },
+  );
+}

@@ -1,0 +1,41 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppServices } from '../../../app.js';
+import { scopeInfo } from '../../../auth/scopes.js';
+import { authenticate, requirePrincipal } from '../../plugins/authenticate.js';
+import { errorResponses } from '../../schemas/responses.js';
+import { MeSchema } from '../../schemas/v1.js';
+
+export const DRY_RUN_HEADER = 'X-Service-Dry-Run';
+
+export function registerMeRoute(app: FastifyInstance, services: AppServices): void {
+  app.get(
+    '/api/public/v1/me',
+    {
+      onRequest: authenticate({ ...services, limiter: services.resourceLimiter }, null),
+      schema: {
+        summary: 'Describe the calling token',
+        tags: ['Token'],
+        response: { 200: MeSchema, ...errorResponses(['invalid_token', 'forbidden', 'rate_limited']) },
+      },
+    },
+    async (request) => {
+      const principal = requirePrincipal(request);
+      return {
+        principal: principal.kind,
+        id: principal.id,
+        publicId: principal.clientId,
+        companyId: principal.companyId,
+        scopes: principal.scopes.map((id) => {
+          const info = scopeInfo(id);
+          return { id, permission: info.permission, label: info.label };
+        }),
+        tokenExpiresAt: principal.tokenExpiresAt.toISOString(),
+        rateLimit: {
+          requestsPerMinute: services.config.rateLimitPerMinute,
+          tokenRequestsPerMinute: services.config.tokenRateLimitPerMinute,
+        },
+        dryRunHeader: DRY_RUN_HEADER,
+      };
+    },
+  );
+}

@@ -1,0 +1,124 @@
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { AppServices } from '../../../app.js';
+import { exchangeKeyForToken, findKeyForCredentials } from '../../../use-cases/api/authentication.js';
+import { parseBasicAuthorization, parseFormBody } from '../../oauth-request.js';
+import { rateLimitHeaders } from '../../rate-limit/headers.js';
+import { OAuthErrorSchema, TokenResponseSchema } from '../../schemas/v1.js';
+
+export const TOKEN_PATH = '/api/public/v1/oauth/token';
+const FORM_BODY_LIMIT = 8 * 1024;
+
+function oauthError(
+  reply: FastifyReply,
+  status: 400 | 401 | 429,
+  error: string,
+  description: string,
+  extraHeaders: Record<string, string> = {},
+) {
+  return reply
+    .code(status)
+    .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...extraHeaders })
+    .send({ error, error_description: description });
+}
+
+/** Spec, POST /oauth/token and Authentication: OAuth 2.0 client credentials (RFC 6749 §4.4). */
+export function registerTokenRoute(app: FastifyInstance, services: AppServices): void {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
+
+  app.post(
+    TOKEN_PATH,
+    {
+      schema: {
+        summary: 'Exchange an API key for an access token',
+        tags: ['Authentication'],
+        response: {
+          200: TokenResponseSchema,
+          400: OAuthErrorSchema,
+          401: OAuthErrorSchema,
+          429: OAuthErrorSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const query = request.query as Record<string, unknown>;
+      if (query && typeof query === 'object' && 'client_secret' in query)
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          'the client secret must never be sent in the query string',
+        );
+      if (typeof request.body !== 'string')
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          'the body must be application/x-www-form-urlencoded',
+        );
+      const form = parseFormBody(request.body);
+      if (!form.ok)
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          form.reason === 'repeated_parameter'
+            ? `the parameter ${form.parameter ?? ''} is repeated`.replace('  ', ' ')
+            : 'the request body cannot be read',
+        );
+      const params = form.params;
+      const basic = parseBasicAuthorization(request.headers.authorization);
+      const basicChallenge: Record<string, string> = basic.present
+        ? { 'www-authenticate': 'Basic realm="punchclock"' }
+        : {};
+      if (basic.present && params.has('client_secret'))
+        return oauthError(
+          reply,
+          400,
+          'invalid_request',
+          'use one authentication mechanism: HTTP Basic or client_secret',
+        );
+      const grantType = params.get('grant_type');
+      if (grantType === undefined) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
+      if (grantType !== 'client_credentials')
+        return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
+      if (basic.present && !basic.ok)
+        return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
+
+      let clientId = params.get('client_id') ?? null;
+      let secret = params.get('client_secret') ?? null;
+      if (basic.present && basic.ok) {
+        if (clientId !== null && clientId !== basic.clientId)
+          return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
+        clientId = basic.clientId;
+        secret = basic.clientSecret;
+      }
+      if (secret === null || secret === '')
+        return oauthError(reply, 401, 'invalid_client', 'client authentication is required');
+
+      const lookup = await findKeyForCredentials(services.ctx, { clientId, secret });
+      const nowMs = services.ctx.now();
+      const quota =
+        lookup.kind === 'found'
+          ? services.tokenLimiter.hit(lookup.key.id, nowMs)
+          : services.unknownClientLimiter.hit(`ip:${request.ip}`, nowMs);
+      reply.headers(rateLimitHeaders(quota, 60));
+      if (!quota.allowed)
+        return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {
+          'retry-after': String(quota.retryAfterSeconds),
+        });
+      if (lookup.kind === 'unknown')
+        return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
+
+      const result = await exchangeKeyForToken(services.ctx, services.tokens, lookup.key, secret, request.ip);
+      if (!result.ok) return oauthError(reply, 401, 'invalid_client', result.description, basicChallenge);
+      return reply
+        .code(200)
+        .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
+        .send({ access_token: result.accessToken, token_type: 'Bearer', expires_in: result.expiresIn });
+    },
+  );
+}

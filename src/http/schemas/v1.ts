@@ -1,0 +1,202 @@
+import { type TSchema, Type } from '@sinclair/typebox';
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const Guid = Type.String({ format: 'uuid' });
+export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD' });
+export const TimeString = Type.String({
+  pattern: '^\\d{2}:\\d{2}:\\d{2}$',
+  description: 'HH:MM:SS wall-clock',
+});
+export const DateTimeString = Type.String({ format: 'date-time' });
+export const EntryStatus = Type.Union(
+  ['open', 'pending_approval', 'approved', 'draft', 'rejected'].map((s) => Type.Literal(s)),
+  { description: 'may grow within v1' },
+);
+export const EmployeeStatus = Type.Union(
+  ['active', 'inactive', 'on_leave', 'suspended', 'terminated'].map((s) => Type.Literal(s)),
+);
+
+export const FieldErrorSchema = Type.Object({
+  field: Type.String(),
+  message: Type.String(),
+  code: Nullable(Type.String()),
+});
+
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Nullable(Type.String()),
+    instance: Nullable(Type.String()),
+    code: Type.Integer(),
+    error: Type.String(),
+    correlationId: Nullable(Type.String()),
+    errors: Nullable(Type.Array(FieldErrorSchema)),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+
+export const OAuthErrorSchema = Type.Object(
+  { error: Type.String(), error_description: Type.String() },
+  { $id: 'OAuthError' },
+);
+
+export const EmployeeRefSchema = Type.Object({ id: Guid, externalId: Nullable(Type.String()) });
+
+export const EmployeeSelectorSchema = Type.Object(
+  {
+    id: Type.Optional(Nullable(Guid)),
+    externalId: Type.Optional(Nullable(Type.String({ minLength: 1, maxLength: 64 }))),
+  },
+  {
+    additionalProperties: false,
+    description: 'At least one of id / externalId; both must name the same person',
+  },
+);
+
+export const EmployeeListItemSchema = Type.Object({
+  id: Guid,
+  externalId: Nullable(Type.String()),
+  firstName: Nullable(Type.String()),
+  lastName: Nullable(Type.String()),
+  email: Type.String(),
+  status: Type.String({ description: 'active, inactive, on_leave, suspended, terminated; may grow' }),
+  departmentId: Nullable(Guid),
+  positionId: Nullable(Guid),
+});
+
+export const TimeEntrySchema = Type.Object({
+  id: Guid,
+  employee: EmployeeRefSchema,
+  workDate: DateString,
+  startTime: TimeString,
+  endTime: Nullable(TimeString),
+  endsNextDay: Type.Boolean(),
+  totalHours: Type.Number({ description: 'net working time in hours, rounded to 2 decimals; 0 while open' }),
+  breakMinutes: Nullable(Type.Integer()),
+  status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
+  source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift; may grow' }),
+  approvedAt: Nullable(DateTimeString),
+  createdAt: DateTimeString,
+});
+
+export const WriteResultSchema = Type.Object({
+  timeEntryId: Nullable(Guid),
+  employee: EmployeeRefSchema,
+  type: Type.Union([Type.Literal('clock_in'), Type.Literal('clock_out'), Type.Literal('shift')]),
+  workDate: DateString,
+  time: TimeString,
+  timeZone: Type.String({
+    description: 'IANA zone id, or the literal `offset` when the sent offset was kept',
+  }),
+  occurredAt: DateTimeString,
+  endsNextDay: Type.Boolean(),
+  status: Type.String(),
+  dryRun: Type.Boolean(),
+  startTime: Nullable(TimeString),
+  endTime: Nullable(TimeString),
+  totalHours: Nullable(Type.Number()),
+});
+
+export const pageOf = <T extends TSchema>(item: T) =>
+  Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()), hasMore: Type.Boolean() });
+
+export const WriteHeadersSchema = Type.Object({
+  'x-service-dry-run': Type.Optional(
+    Type.String({
+      enum: ['true', 'false'],
+      default: 'true',
+      description:
+        '`true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write.',
+    }),
+  ),
+  'idempotency-key': Type.Optional(Type.String({ maxLength: 130, description: 'at most 128 characters' })),
+});
+
+export const DryRunHeaderSchema = Type.Object({
+  'x-service-dry-run': WriteHeadersSchema.properties['x-service-dry-run'],
+});
+
+export const ClockEventBodySchema = Type.Object(
+  {
+    employee: EmployeeSelectorSchema,
+    type: Type.Union([Type.Literal('clock_in'), Type.Literal('clock_out'), Type.Literal('toggle')]),
+    occurredAt: Type.String({
+      format: 'date-time',
+      description: 'RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past',
+    }),
+    deviceId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
+    note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const ShiftBodySchema = Type.Object(
+  {
+    employee: EmployeeSelectorSchema,
+    clockIn: Type.String({
+      format: 'date-time',
+      description: 'RFC 3339 with offset; at most 30 days in the past',
+    }),
+    clockOut: Type.String({
+      format: 'date-time',
+      description: 'after clockIn and under 24 hours later; at most 5 minutes in the future',
+    }),
+    breakMinutes: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1440 }))),
+    note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const LimitQuery = Type.Integer({ minimum: 1, maximum: 100, default: 25 });
+
+export const EmployeesQuerySchema = Type.Object(
+  {
+    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    limit: Type.Optional(LimitQuery),
+    status: Type.Optional(EmployeeStatus),
+  },
+  { additionalProperties: false },
+);
+
+export const TimeEntriesQuerySchema = Type.Object(
+  {
+    employeeId: Type.Optional(Guid),
+    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    from: Type.Optional(DateString),
+    to: Type.Optional(DateString),
+    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    limit: Type.Optional(LimitQuery),
+  },
+  { additionalProperties: false },
+);
+
+export const ExternalIdParamsSchema = Type.Object({ id: Guid });
+export const ExternalIdBodySchema = Type.Object(
+  { externalId: Nullable(Type.String({ maxLength: 64 })) },
+  { additionalProperties: false },
+);
+export const ExternalIdResultSchema = Type.Object({
+  id: Guid,
+  externalId: Nullable(Type.String()),
+  dryRun: Type.Boolean(),
+});
+
+export const MeSchema = Type.Object({
+  principal: Type.String({ description: 'api_key or user; may grow' }),
+  id: Guid,
+  publicId: Nullable(Type.String()),
+  companyId: Guid,
+  scopes: Type.Array(Type.Object({ id: Type.String(), permission: Type.Integer(), label: Type.String() })),
+  tokenExpiresAt: Nullable(DateTimeString),
+  rateLimit: Type.Object({ requestsPerMinute: Type.Integer(), tokenRequestsPerMinute: Type.Integer() }),
+  dryRunHeader: Type.String(),
+});
+
+export const TokenResponseSchema = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('Bearer'),
+  expires_in: Type.Integer(),
+});

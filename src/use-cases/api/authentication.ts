@@ -1,0 +1,167 @@
+import { isAddressAllowed } from '../../auth/ip-allowlist.js';
+import { clientIdOfSecret, normaliseClientId, secretMatches } from '../../auth/key-secrets.js';
+import { personScopes, type ScopeId } from '../../auth/scopes.js';
+import type { TokenClaims, TokenService } from '../../auth/tokens.js';
+import type { ApiKeyRow } from '../../db/schema.js';
+import type { UseCaseContext } from '../context.js';
+
+export type KeyLookup = { kind: 'found'; key: ApiKeyRow } | { kind: 'unknown' };
+
+/** The key a token request names, from the secret's own prefix and, when sent, the client id. */
+export async function findKeyForCredentials(
+  ctx: UseCaseContext,
+  credentials: { clientId: string | null; secret: string },
+): Promise<KeyLookup> {
+  const fromSecret = clientIdOfSecret(credentials.secret);
+  const claimed = credentials.clientId === null ? null : normaliseClientId(credentials.clientId);
+  const clientId = fromSecret ?? claimed;
+  if (clientId === null || (claimed !== null && fromSecret !== null && claimed !== fromSecret))
+    return { kind: 'unknown' };
+  const key = await ctx.store.db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('client_id', '=', clientId)
+    .executeTakeFirst();
+  return key ? { kind: 'found', key } : { kind: 'unknown' };
+}
+
+export type TokenExchangeResult =
+  | { ok: true; accessToken: string; expiresIn: number }
+  | { ok: false; proven: boolean; description: string };
+
+/**
+ * Spec, Authentication rules 4-7. Until the secret is proven, every refusal reads the same, so the
+ * endpoint does not tell a prober which client ids exist or what state they are in.
+ */
+export async function exchangeKeyForToken(
+  ctx: UseCaseContext,
+  tokens: TokenService,
+  key: ApiKeyRow,
+  secret: string,
+  remoteAddress: string,
+): Promise<TokenExchangeResult> {
+  const nowIso = new Date(ctx.now()).toISOString();
+  const previousValid =
+    key.previous_secret_hash !== null &&
+    key.previous_secret_valid_until !== null &&
+    key.previous_secret_valid_until > nowIso &&
+    secretMatches(secret, key.previous_secret_hash);
+  if (!secretMatches(secret, key.secret_hash) && !previousValid)
+    return { ok: false, proven: false, description: 'client authentication failed' };
+  if (key.revoked_at !== null) return { ok: false, proven: true, description: 'the key has been revoked' };
+  if (key.expires_at !== null && key.expires_at <= nowIso)
+    return { ok: false, proven: true, description: 'the key has expired' };
+  const allowedIps = JSON.parse(key.allowed_ips) as string[];
+  if (!isAddressAllowed(remoteAddress, allowedIps))
+    return {
+      ok: false,
+      proven: true,
+      description: "the client address is not in the key's allowed IP ranges",
+    };
+  const company = await ctx.store.db
+    .selectFrom('companies')
+    .select('api_access')
+    .where('id', '=', key.company_id)
+    .executeTakeFirst();
+  if (company?.api_access !== 1)
+    return { ok: false, proven: true, description: 'API access is switched off for the company' };
+  const { token, expiresIn } = await tokens.issue({
+    principal: 'api_key',
+    subject: key.id,
+    companyId: key.company_id,
+    scopes: JSON.parse(key.scopes) as string[],
+    clientId: key.client_id,
+  });
+  await ctx.store.db.updateTable('api_keys').set({ last_used_at: nowIso }).where('id', '=', key.id).execute();
+  return { ok: true, accessToken: token, expiresIn };
+}
+
+export interface Principal {
+  kind: 'api_key' | 'user';
+  id: string;
+  companyId: string;
+  clientId: string | null;
+  scopes: ScopeId[];
+  tokenExpiresAt: Date;
+  company: { timeZone: string | null; timeTracking: boolean };
+}
+
+export type PrincipalCheck =
+  | { ok: true; principal: Principal }
+  | { ok: false; error: 'invalid_token' | 'forbidden' };
+
+/*
+ * Checked on every request rather than trusting the token alone: a revoked or expired key, a
+ * deactivated person or a company switch takes effect on the next request (operations contract),
+ * better than the spec's 15-minute allowance. It is one primary-key lookup with a join.
+ */
+export async function checkPrincipal(ctx: UseCaseContext, claims: TokenClaims): Promise<PrincipalCheck> {
+  const nowIso = new Date(ctx.now()).toISOString();
+  if (claims.principal === 'api_key') {
+    const row = await ctx.store.db
+      .selectFrom('api_keys as k')
+      .innerJoin('companies as c', 'c.id', 'k.company_id')
+      .select([
+        'k.company_id',
+        'k.revoked_at',
+        'k.expires_at',
+        'k.scopes',
+        'c.api_access',
+        'c.time_zone',
+        'c.time_tracking',
+      ])
+      .where('k.id', '=', claims.subject)
+      .executeTakeFirst();
+    if (!row || row.company_id !== claims.companyId) return { ok: false, error: 'invalid_token' };
+    if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso))
+      return { ok: false, error: 'invalid_token' };
+    if (row.api_access !== 1) return { ok: false, error: 'forbidden' };
+    const keyScopes = JSON.parse(row.scopes) as string[];
+    return {
+      ok: true,
+      principal: {
+        kind: 'api_key',
+        id: claims.subject,
+        companyId: row.company_id,
+        clientId: claims.clientId,
+        scopes: claims.scopes.filter((s): s is ScopeId => keyScopes.includes(s)),
+        tokenExpiresAt: claims.expiresAt,
+        company: { timeZone: row.time_zone, timeTracking: row.time_tracking === 1 },
+      },
+    };
+  }
+  const row = await ctx.store.db
+    .selectFrom('users as u')
+    .innerJoin('companies as c', 'c.id', 'u.company_id')
+    .select([
+      'u.company_id',
+      'u.active',
+      'u.permissions',
+      'u.super_admin',
+      'c.api_access',
+      'c.time_zone',
+      'c.time_tracking',
+    ])
+    .where('u.id', '=', claims.subject)
+    .executeTakeFirst();
+  if (!row || row.company_id !== claims.companyId || row.active !== 1)
+    return { ok: false, error: 'invalid_token' };
+  if (row.api_access !== 1) return { ok: false, error: 'forbidden' };
+  // A person's scopes follow their current permissions, not those at the time the token was made.
+  const current = personScopes({
+    permissions: JSON.parse(row.permissions) as number[],
+    superAdmin: row.super_admin === 1,
+  });
+  return {
+    ok: true,
+    principal: {
+      kind: 'user',
+      id: claims.subject,
+      companyId: row.company_id,
+      clientId: null,
+      scopes: current.filter((s) => claims.scopes.includes(s)),
+      tokenExpiresAt: claims.expiresAt,
+      company: { timeZone: row.time_zone, timeTracking: row.time_tracking === 1 },
+    },
+  };
+}

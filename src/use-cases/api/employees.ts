@@ -1,0 +1,146 @@
+import type { Executor } from '../../db/database.js';
+import { isUniqueViolation } from '../../db/database.js';
+import { recordAudit } from '../../db/repositories/audit-log.js';
+import {
+  findEmployeeByExternalId,
+  findEmployeeById,
+  listEmployeesPage,
+} from '../../db/repositories/employees.js';
+import type { EmployeeRow } from '../../db/schema.js';
+import { ApiError, validationError } from '../../errors.js';
+import type { UseCaseContext } from '../context.js';
+import { employeeListItem } from '../views.js';
+import type { Principal } from './authentication.js';
+
+export interface EmployeeSelector {
+  id?: string | null;
+  externalId?: string | null;
+}
+
+/**
+ * Spec, EmployeeSelector: id, external id or both (then both must name the same person), always
+ * inside the caller's company, never a deleted employee.
+ */
+export async function resolveEmployee(
+  db: Executor,
+  companyId: string,
+  selector: EmployeeSelector,
+): Promise<EmployeeRow> {
+  const id = selector.id ?? null;
+  const externalId = selector.externalId ?? null;
+  if (id === null && externalId === null)
+    throw validationError([{ field: 'employee', message: 'needs id or externalId', code: 'required' }]);
+  if (id !== null) {
+    const employee = await findEmployeeById(db, companyId, id.toLowerCase());
+    if (!employee) throw new ApiError('employee_not_found', `no employee ${id} in this company`);
+    if (externalId !== null && employee.external_id !== externalId)
+      throw validationError([
+        { field: 'employee', message: 'id and externalId name different employees', code: 'mismatch' },
+      ]);
+    return employee;
+  }
+  const employee = await findEmployeeByExternalId(db, companyId, externalId!);
+  if (!employee)
+    throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
+  return employee;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export interface CursorPort {
+  encode(payload: Record<string, unknown>): string;
+  decode(cursor: string): Record<string, unknown> | null;
+}
+
+export function invalidCursor(): ApiError {
+  return validationError([
+    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
+  ]);
+}
+
+export async function listEmployees(
+  ctx: UseCaseContext,
+  cursors: CursorPort,
+  principal: Principal,
+  query: { status?: string; limit?: number; cursor?: string },
+): Promise<Page<ReturnType<typeof employeeListItem>>> {
+  const status = query.status ?? null;
+  const limit = query.limit ?? 25;
+  let afterId: string | null = null;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    // The cursor is bound to its listing: another company's or another filter's cursor is refused.
+    if (payload?.k !== 'employees' || payload.c !== principal.companyId || payload.s !== status)
+      throw invalidCursor();
+    if (typeof payload.a !== 'string') throw invalidCursor();
+    afterId = payload.a;
+  }
+  const rows = await listEmployeesPage(ctx.store.db, principal.companyId, {
+    status,
+    afterId,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(employeeListItem),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({ k: 'employees', c: principal.companyId, s: status, a: last.id })
+        : null,
+    hasMore,
+  };
+}
+
+/** Spec, PUT /employees/{id}/external-id: null or blank clears; unique per company, case-sensitive. */
+export async function setExternalId(
+  ctx: UseCaseContext,
+  principal: Principal,
+  input: { employeeId: string; externalId: string | null; dryRun: boolean },
+) {
+  const value = input.externalId === null || input.externalId.trim() === '' ? null : input.externalId;
+  const at = new Date(ctx.now()).toISOString();
+  const conflict = (holderId: string) =>
+    new ApiError('already_exists', `external id ${value} is already held by employee ${holderId}`);
+  try {
+    return await ctx.store.transaction(async (trx) => {
+      const employee = await findEmployeeById(trx, principal.companyId, input.employeeId.toLowerCase());
+      if (!employee)
+        throw new ApiError('employee_not_found', `no employee ${input.employeeId} in this company`);
+      if (value !== null) {
+        const holder = await findEmployeeByExternalId(trx, principal.companyId, value);
+        if (holder && holder.id !== employee.id) throw conflict(holder.id);
+      }
+      if (!input.dryRun && employee.external_id !== value) {
+        await trx
+          .updateTable('employees')
+          .set({ external_id: value, updated_at: at })
+          .where('id', '=', employee.id)
+          .execute();
+        await recordAudit(trx, {
+          companyId: principal.companyId,
+          actorType: principal.kind,
+          actorId: principal.id,
+          action: 'employee.set_external_id',
+          targetType: 'employee',
+          targetId: employee.id,
+          details: { from: employee.external_id, to: value },
+          at,
+        });
+      }
+      return { id: employee.id, externalId: value, dryRun: input.dryRun };
+    });
+  } catch (error) {
+    // Two callers racing for the same value: the unique index decides, the loser gets the spec's 409.
+    if (isUniqueViolation(error) && value !== null) {
+      const holder = await findEmployeeByExternalId(ctx.store.db, principal.companyId, value);
+      throw conflict(holder?.id ?? 'another employee');
+    }
+    throw error;
+  }
+}

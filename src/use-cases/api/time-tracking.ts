@@ -1,0 +1,491 @@
+import { isUniqueViolation, type Tx } from '../../db/database.js';
+import { recordAudit } from '../../db/repositories/audit-log.js';
+import { findEffectiveScheduleId } from '../../db/repositories/employees.js';
+import {
+  findDuplicatePunch,
+  findEntryCovering,
+  findEntryOverlapping,
+  findOpenSession,
+  insertTimeEntry,
+  isDayLocked,
+  listTimeEntriesPage,
+  updateTimeEntry,
+} from '../../db/repositories/time-entries.js';
+import type { EmployeeRow, TimeEntryRow } from '../../db/schema.js';
+import {
+  checkPunchWindow,
+  DUPLICATE_WINDOW_MS,
+  evaluateClockOut,
+  evaluateShift,
+  resolveToggle,
+  totalHours,
+} from '../../domain/punch-rules.js';
+import {
+  addDays,
+  daysBetween,
+  type LocalizedInstant,
+  localizeInstant,
+  type ParsedInstant,
+  parseInstantWithOffset,
+  todayIn,
+} from '../../domain/time-zone.js';
+import { ApiError, type FieldError, validationError } from '../../errors.js';
+import { newId } from '../../ids.js';
+import type { UseCaseContext } from '../context.js';
+import { employeeRef, timeEntryListItem } from '../views.js';
+import type { Principal } from './authentication.js';
+import {
+  type CursorPort,
+  type EmployeeSelector,
+  invalidCursor,
+  type Page,
+  resolveEmployee,
+} from './employees.js';
+
+export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
+
+/** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
+export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift' } as const;
+const MAX_RANGE_DAYS = 92;
+const DEFAULT_RANGE_DAYS = 30;
+
+export interface WriteOutcome {
+  status: 200 | 201;
+  body: WriteResult;
+}
+
+export interface WriteResult {
+  timeEntryId: string | null;
+  employee: { id: string; externalId: string | null };
+  type: 'clock_in' | 'clock_out' | 'shift';
+  workDate: string;
+  time: string;
+  timeZone: string;
+  occurredAt: string;
+  endsNextDay: boolean;
+  status: string;
+  dryRun: boolean;
+  startTime: string | null;
+  endTime: string | null;
+  totalHours: number | null;
+}
+
+function parseInstantField(value: string, field: string): ParsedInstant {
+  const parsed = parseInstantWithOffset(value);
+  if (!parsed)
+    throw validationError([
+      { field, message: 'must be an RFC 3339 date-time with an explicit UTC offset', code: 'format' },
+    ]);
+  return parsed;
+}
+
+function notes(deviceId: string | null | undefined): string | null {
+  return deviceId ? `[device: ${deviceId}]` : null;
+}
+
+function appendNotes(existing: string | null, addition: string | null): string | null {
+  if (!addition) return existing;
+  return existing ? `${existing} ${addition}` : addition;
+}
+
+interface EmployeeContext {
+  employee: EmployeeRow;
+  zone: string | null;
+}
+
+/** Spec, time-zone rule: the workplace's zone, else the company's, else the offset as sent. */
+async function loadEmployeeContext(
+  trx: Tx,
+  principal: Principal,
+  selector: EmployeeSelector,
+): Promise<EmployeeContext> {
+  const employee = await resolveEmployee(trx, principal.companyId, selector);
+  let zone: string | null = null;
+  if (employee.workplace_id !== null) {
+    const workplace = await trx
+      .selectFrom('workplaces')
+      .select('time_zone')
+      .where('id', '=', employee.workplace_id)
+      .executeTakeFirst();
+    zone = workplace?.time_zone ?? null;
+  }
+  return { employee, zone: zone ?? principal.company.timeZone };
+}
+
+async function assertBusinessRules(trx: Tx, employee: EmployeeRow, workDate: string): Promise<void> {
+  if (employee.workplace_id === null)
+    throw new ApiError('business_rule_violation', 'the employee has no workplace');
+  if ((await findEffectiveScheduleId(trx, employee.id, workDate)) === null)
+    throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
+}
+
+async function assertDaysOpen(trx: Tx, employeeId: string, dates: string[]): Promise<void> {
+  if (await isDayLocked(trx, employeeId, [...new Set(dates)]))
+    throw new ApiError(
+      'day_locked',
+      `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
+    );
+}
+
+function entryResult(
+  entry: Pick<
+    TimeEntryRow,
+    'id' | 'work_date' | 'status' | 'ends_next_day' | 'start_time' | 'end_time' | 'net_seconds'
+  >,
+  employee: EmployeeRow,
+  type: WriteResult['type'],
+  punch: LocalizedInstant,
+  dryRun: boolean,
+  timeEntryId: string | null,
+): WriteResult {
+  const complete = entry.end_time !== null;
+  return {
+    timeEntryId,
+    employee: employeeRef(employee),
+    type,
+    workDate: entry.work_date,
+    time: punch.time,
+    timeZone: punch.timeZone,
+    occurredAt: punch.occurredAt,
+    endsNextDay: entry.ends_next_day === 1,
+    status: entry.status,
+    dryRun,
+    startTime: complete ? entry.start_time : null,
+    endTime: complete ? entry.end_time : null,
+    totalHours: complete && entry.net_seconds !== null ? totalHours(entry.net_seconds) : null,
+  };
+}
+
+/** The punch an existing entry recorded, localised as it was stored, for replaying a duplicate. */
+function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end', zone: string | null): LocalizedInstant {
+  const iso = matched === 'start' ? entry.start_at : entry.end_at!;
+  const parsed = parseInstantWithOffset(iso)!;
+  return localizeInstant(parsed, entry.time_zone === 'offset' ? null : (zone ?? null));
+}
+
+export async function recordClockEvent(
+  ctx: UseCaseContext,
+  principal: Principal,
+  input: {
+    employee: EmployeeSelector;
+    type: ClockEventType;
+    occurredAt: string;
+    deviceId?: string | null;
+    note?: string | null;
+  },
+  options: { dryRun: boolean; detectDuplicates: boolean },
+): Promise<WriteOutcome> {
+  const parsed = parseInstantField(input.occurredAt, 'occurredAt');
+  const windowError = checkPunchWindow(parsed.epochMs, ctx.now());
+  if (windowError)
+    throw validationError([
+      {
+        field: 'occurredAt',
+        message:
+          windowError === 'too_far_in_future'
+            ? 'must be at most 5 minutes in the future'
+            : 'must be at most 30 days in the past',
+        code: windowError,
+      },
+    ]);
+  const at = new Date(ctx.now()).toISOString();
+  try {
+    return await ctx.store.transaction(async (trx) => {
+      const { employee, zone } = await loadEmployeeContext(trx, principal, input.employee);
+      // Concurrent punches for one employee (several instances on one PostgreSQL) queue here.
+      await ctx.store.lockEmployee(trx, employee.id);
+      const punch = localizeInstant(parsed, zone);
+
+      if (options.detectDuplicates) {
+        const duplicate = await findDuplicatePunch(trx, {
+          employeeId: employee.id,
+          sentType: input.type,
+          callerId: principal.id,
+          from: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS).toISOString(),
+          to: new Date(parsed.epochMs + DUPLICATE_WINDOW_MS).toISOString(),
+        });
+        if (duplicate) {
+          const { entry, matched } = duplicate;
+          return {
+            status: 200,
+            body: entryResult(
+              entry,
+              employee,
+              matched === 'start' ? 'clock_in' : 'clock_out',
+              storedPunch(entry, matched, zone),
+              false,
+              entry.id,
+            ),
+          };
+        }
+      }
+
+      await assertBusinessRules(trx, employee, punch.workDate);
+      const open = await findOpenSession(trx, employee.id);
+      const effective =
+        input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
+
+      if (effective === 'clock_in') {
+        if (open)
+          throw new ApiError(
+            'already_clocked_in',
+            `a session is open since ${open.start_at} (entry ${open.id})`,
+          );
+        await assertDaysOpen(trx, employee.id, [punch.workDate]);
+        const covering = await findEntryCovering(trx, employee.id, punch.utcIso);
+        if (covering)
+          throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${covering.id}`);
+        const entry = {
+          id: newId(),
+          company_id: principal.companyId,
+          employee_id: employee.id,
+          work_date: punch.workDate,
+          start_at: punch.utcIso,
+          end_at: null,
+          start_time: punch.time,
+          end_time: null,
+          ends_next_day: 0,
+          break_minutes: null,
+          net_seconds: null,
+          status: 'open',
+          source: ENTRY_SOURCES.timeClock,
+          time_zone: punch.timeZone,
+          notes: notes(input.deviceId),
+          note: input.note ?? null,
+          clock_in_event: input.type,
+          clock_out_event: null,
+          created_by_type: principal.kind,
+          created_by_id: principal.id,
+          closed_by_id: null,
+          created_at: at,
+          updated_at: at,
+          approved_at: null,
+        };
+        if (options.dryRun)
+          return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
+        await insertTimeEntry(trx, entry);
+        await recordAudit(trx, {
+          companyId: principal.companyId,
+          actorType: principal.kind,
+          actorId: principal.id,
+          action: 'time_entry.clock_in',
+          targetType: 'time_entry',
+          targetId: entry.id,
+          details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+          at,
+        });
+        return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
+      }
+
+      if (!open) throw new ApiError('no_open_session', 'the employee has no open session to clock out of');
+      const closing = evaluateClockOut(Date.parse(open.start_at), parsed.epochMs);
+      if (!closing.ok) {
+        throw new ApiError(
+          closing.error,
+          closing.error === 'session_too_long'
+            ? `the session open since ${open.start_at} would last 24 hours or longer; it stays open (record such shifts with POST /time-entries)`
+            : `the clock-out is before the session started at ${open.start_at}`,
+        );
+      }
+      await assertDaysOpen(trx, employee.id, [open.work_date, punch.workDate]);
+      const swallowed = await findEntryOverlapping(trx, employee.id, open.start_at, punch.utcIso, open.id);
+      if (swallowed)
+        throw new ApiError(
+          'overlaps_existing_entry',
+          `closing the session would overlap entry ${swallowed.id}`,
+        );
+      const completed = {
+        ...open,
+        end_at: punch.utcIso,
+        end_time: punch.time,
+        ends_next_day: punch.workDate !== open.work_date ? 1 : 0,
+        net_seconds: closing.durationSeconds,
+        status: 'pending_approval',
+        notes: appendNotes(open.notes, notes(input.deviceId)),
+        note: input.note ?? open.note,
+        clock_out_event: input.type,
+        closed_by_id: principal.id,
+        updated_at: at,
+      };
+      if (options.dryRun)
+        return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
+      const { id: _id, ...patch } = completed;
+      await updateTimeEntry(trx, open.id, patch);
+      await recordAudit(trx, {
+        companyId: principal.companyId,
+        actorType: principal.kind,
+        actorId: principal.id,
+        action: 'time_entry.clock_out',
+        targetType: 'time_entry',
+        targetId: open.id,
+        details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+        at,
+      });
+      return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
+    });
+  } catch (error) {
+    // The partial unique index is the last word on "one open session per employee".
+    if (isUniqueViolation(error)) throw new ApiError('already_clocked_in', 'a session is already open');
+    throw error;
+  }
+}
+
+export async function createShift(
+  ctx: UseCaseContext,
+  principal: Principal,
+  input: {
+    employee: EmployeeSelector;
+    clockIn: string;
+    clockOut: string;
+    breakMinutes?: number | null;
+    note?: string | null;
+  },
+  options: { dryRun: boolean },
+): Promise<WriteOutcome> {
+  const errors: FieldError[] = [];
+  const parsedIn = parseInstantWithOffset(input.clockIn);
+  const parsedOut = parseInstantWithOffset(input.clockOut);
+  for (const [field, value] of [
+    ['clockIn', parsedIn],
+    ['clockOut', parsedOut],
+  ] as const)
+    if (!value)
+      errors.push({
+        field,
+        message: 'must be an RFC 3339 date-time with an explicit UTC offset',
+        code: 'format',
+      });
+  if (errors.length > 0) throw validationError(errors);
+  const at = new Date(ctx.now()).toISOString();
+  return ctx.store.transaction(async (trx) => {
+    const { employee, zone } = await loadEmployeeContext(trx, principal, input.employee);
+    await ctx.store.lockEmployee(trx, employee.id);
+    const clockIn = localizeInstant(parsedIn!, zone);
+    const clockOut = localizeInstant(parsedOut!, zone);
+    const shift = evaluateShift({
+      clockIn,
+      clockOut,
+      breakMinutes: input.breakMinutes ?? null,
+      nowMs: ctx.now(),
+    });
+    if (!shift.ok) throw validationError(shift.errors);
+    await assertBusinessRules(trx, employee, shift.workDate);
+    await assertDaysOpen(trx, employee.id, [shift.workDate, clockOut.workDate]);
+    const overlapping = await findEntryOverlapping(trx, employee.id, clockIn.utcIso, clockOut.utcIso);
+    if (overlapping)
+      throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${overlapping.id}`);
+    const entry = {
+      id: newId(),
+      company_id: principal.companyId,
+      employee_id: employee.id,
+      work_date: shift.workDate,
+      start_at: clockIn.utcIso,
+      end_at: clockOut.utcIso,
+      start_time: shift.startTime,
+      end_time: shift.endTime,
+      ends_next_day: shift.endsNextDay ? 1 : 0,
+      break_minutes: input.breakMinutes ?? null,
+      net_seconds: shift.netSeconds,
+      status: 'pending_approval',
+      source: ENTRY_SOURCES.apiShift,
+      time_zone: clockIn.timeZone,
+      notes: null,
+      note: input.note ?? null,
+      clock_in_event: null,
+      clock_out_event: null,
+      created_by_type: principal.kind,
+      created_by_id: principal.id,
+      closed_by_id: principal.id,
+      created_at: at,
+      updated_at: at,
+      approved_at: null,
+    };
+    if (options.dryRun)
+      return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
+    await insertTimeEntry(trx, entry);
+    await recordAudit(trx, {
+      companyId: principal.companyId,
+      actorType: principal.kind,
+      actorId: principal.id,
+      action: 'time_entry.create_shift',
+      targetType: 'time_entry',
+      targetId: entry.id,
+      details: { employeeId: employee.id, clockIn: clockIn.utcIso, clockOut: clockOut.utcIso },
+      at,
+    });
+    return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
+  });
+}
+
+export async function listTimeEntries(
+  ctx: UseCaseContext,
+  cursors: CursorPort,
+  principal: Principal,
+  query: {
+    employeeId?: string;
+    externalId?: string;
+    from?: string;
+    to?: string;
+    cursor?: string;
+    limit?: number;
+  },
+): Promise<Page<ReturnType<typeof timeEntryListItem>>> {
+  if ((query.employeeId === undefined) === (query.externalId === undefined))
+    throw validationError([
+      { field: 'employeeId', message: 'send exactly one of employeeId and externalId', code: 'one_of' },
+    ]);
+  const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
+  const from = query.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
+  if (from > to) throw validationError([{ field: 'from', message: 'must not be after to', code: 'range' }]);
+  if (daysBetween(from, to) > MAX_RANGE_DAYS)
+    throw validationError([
+      { field: 'to', message: `the range spans at most ${MAX_RANGE_DAYS} days`, code: 'range' },
+    ]);
+  const limit = query.limit ?? 25;
+  const employee = await resolveEmployee(ctx.store.db, principal.companyId, {
+    id: query.employeeId ?? null,
+    externalId: query.externalId ?? null,
+  });
+  let after: { workDate: string; id: string } | null = null;
+  if (query.cursor !== undefined) {
+    const p = cursors.decode(query.cursor);
+    if (
+      p?.k !== 'entries' ||
+      p.c !== principal.companyId ||
+      p.e !== employee.id ||
+      p.f !== from ||
+      p.t !== to ||
+      typeof p.w !== 'string' ||
+      typeof p.a !== 'string'
+    )
+      throw invalidCursor();
+    after = { workDate: p.w, id: p.a };
+  }
+  const rows = await listTimeEntriesPage(ctx.store.db, {
+    companyId: principal.companyId,
+    employeeId: employee.id,
+    from,
+    to,
+    after,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => timeEntryListItem(row, employee)),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({
+            k: 'entries',
+            c: principal.companyId,
+            e: employee.id,
+            f: from,
+            t: to,
+            w: last.work_date,
+            a: last.id,
+          })
+        : null,
+    hasMore,
+  };
+}
