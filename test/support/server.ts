@@ -1,0 +1,128 @@
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
+import { createCompany, createSchedule, createWorkplace } from '../../src/use-cases/admin/companies.js';
+import { createEmployee } from '../../src/use-cases/admin/employees.js';
+import { createUser } from '../../src/use-cases/admin/users.js';
+import type { UseCaseContext } from '../../src/use-cases/context.js';
+import type { TestDatabase, TestDialect } from './databases.js';
+
+export type TestServer = Awaited<ReturnType<typeof startServer>> & {
+  database: TestDatabase;
+  ctx: UseCaseContext;
+  /** fetch against the running server; `path` is relative to the base URL. */
+  request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
+  stop(): Promise<void>;
+};
+
+/**
+ * A real server on a fresh database of the dialect, listening on a free port. `env` overrides
+ * configuration (e.g. RATE_LIMIT_PER_MINUTE); `now` pins the clock for time-dependent rules.
+ */
+export async function startTestServer(
+  dialect: TestDialect,
+  options: { env?: Record<string, string>; now?: () => number } = {},
+): Promise<TestServer> {
+  const database = await dialect.create();
+  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
+  const ctx: UseCaseContext = { store: server.store, now: options.now ?? Date.now };
+  return {
+    ...server,
+    database,
+    ctx,
+    request(path, init = {}) {
+      const headers = new Headers(init.headers);
+      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+      let body = init.body;
+      if (init.json !== undefined) {
+        headers.set('content-type', 'application/json');
+        body = JSON.stringify(init.json);
+      }
+      return fetch(`${server.listenUrl}${path}`, { ...init, headers, body });
+    },
+    async stop() {
+      await server.close();
+      await database.drop();
+    },
+  };
+}
+
+export interface CompanyFixture {
+  companyId: string;
+  workplaceId: string;
+  scheduleId: string;
+  adminId: string;
+  employees: { id: string; externalId: string | null }[];
+  key: { id: string; clientId: string; secret: string };
+}
+
+/** A company with a workplace in `timeZone`, a schedule, `employeeCount` employees and an all-scope key. */
+export async function createCompanyFixture(
+  ctx: UseCaseContext,
+  options: {
+    name?: string;
+    timeZone?: string;
+    workplaceTimeZone?: string | null;
+    employeeCount?: number;
+    scopes?: string;
+  } = {},
+): Promise<CompanyFixture> {
+  const company = await createCompany(ctx, {
+    name: options.name ?? 'Acme',
+    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+  });
+  const workplace = await createWorkplace(ctx, {
+    companyId: company.id,
+    name: 'Site',
+    ...(options.workplaceTimeZone ? { timeZone: options.workplaceTimeZone } : {}),
+  });
+  const schedule = await createSchedule(ctx, { companyId: company.id, name: 'Full time', weeklyHours: '40' });
+  const employees = [];
+  for (let i = 0; i < (options.employeeCount ?? 2); i++) {
+    const e = await createEmployee(ctx, company.id, {
+      email: `e${i}@acme.example`,
+      firstName: `First${i}`,
+      lastName: `Last${i}`,
+      externalId: `EXT-${i}`,
+      workplace: workplace.id,
+      schedule: schedule.id,
+    });
+    employees.push({ id: e.id, externalId: e.externalId });
+  }
+  const admin = await createUser(ctx, {
+    companyId: company.id,
+    email: 'admin@acme.example',
+    permissions: '86,47,49,52,72,90',
+    superAdmin: true,
+  });
+  const key = await createApiKey(ctx, {
+    companyId: company.id,
+    createdBy: admin.id,
+    name: 'test key',
+    scopes: options.scopes ?? 'attendance.record,attendance.read,employees.read',
+  });
+  return {
+    companyId: company.id,
+    workplaceId: workplace.id,
+    scheduleId: schedule.id,
+    adminId: admin.id,
+    employees,
+    key: { id: key.id, clientId: key.clientId, secret: key.secret },
+  };
+}
+
+export async function fetchToken(server: TestServer, clientId: string, secret: string): Promise<string> {
+  const response = await server.request('/api/public/v1/oauth/token', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: clientId,
+      client_secret: secret,
+    }).toString(),
+  });
+  if (response.status !== 200)
+    throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
