@@ -5,6 +5,8 @@ import type { TokenClaims, TokenService } from '../../auth/tokens.js';
 import type { ApiKeyRow } from '../../db/schema.js';
 import type { UseCaseContext } from '../context.js';
 
+const CLIENT_ID_SHAPE = /^svc_[0-9a-f]{1,64}$/;
+
 export type KeyLookup = { kind: 'found'; key: ApiKeyRow } | { kind: 'unknown' };
 
 /** The key a token request names, from the secret's own prefix and, when sent, the client id. */
@@ -17,12 +19,26 @@ export async function findKeyForCredentials(
   const clientId = fromSecret ?? claimed;
   if (clientId === null || (claimed !== null && fromSecret !== null && claimed !== fromSecret))
     return { kind: 'unknown' };
+  // Only a value shaped like an issued client id reaches the database (a NUL byte would fail the query).
+  if (!CLIENT_ID_SHAPE.test(clientId)) return { kind: 'unknown' };
   const key = await ctx.store.db
     .selectFrom('api_keys')
     .selectAll()
     .where('client_id', '=', clientId)
     .executeTakeFirst();
   return key ? { kind: 'found', key } : { kind: 'unknown' };
+}
+
+/** The secret is the key's current one, or its previous one within the rotation grace period. */
+export function keySecretProven(ctx: UseCaseContext, key: ApiKeyRow, secret: string): boolean {
+  if (secretMatches(secret, key.secret_hash)) return true;
+  const nowIso = new Date(ctx.now()).toISOString();
+  return (
+    key.previous_secret_hash !== null &&
+    key.previous_secret_valid_until !== null &&
+    key.previous_secret_valid_until > nowIso &&
+    secretMatches(secret, key.previous_secret_hash)
+  );
 }
 
 export type TokenExchangeResult =
@@ -41,12 +57,7 @@ export async function exchangeKeyForToken(
   remoteAddress: string,
 ): Promise<TokenExchangeResult> {
   const nowIso = new Date(ctx.now()).toISOString();
-  const previousValid =
-    key.previous_secret_hash !== null &&
-    key.previous_secret_valid_until !== null &&
-    key.previous_secret_valid_until > nowIso &&
-    secretMatches(secret, key.previous_secret_hash);
-  if (!secretMatches(secret, key.secret_hash) && !previousValid)
+  if (!keySecretProven(ctx, key, secret))
     return { ok: false, proven: false, description: 'client authentication failed' };
   if (key.revoked_at !== null) return { ok: false, proven: true, description: 'the key has been revoked' };
   if (key.expires_at !== null && key.expires_at <= nowIso)

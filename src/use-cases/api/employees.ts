@@ -12,6 +12,14 @@ import type { UseCaseContext } from '../context.js';
 import { employeeListItem } from '../views.js';
 import type { Principal } from './authentication.js';
 
+// NUL cannot be stored in PostgreSQL text (the query fails), and an unpaired surrogate is silently
+// replaced by U+FFFD on the way to either database, so neither can be a stored external id.
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
+
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
+}
+
 export interface EmployeeSelector {
   id?: string | null;
   externalId?: string | null;
@@ -39,7 +47,9 @@ export async function resolveEmployee(
       ]);
     return employee;
   }
-  const employee = await findEmployeeByExternalId(db, companyId, externalId!);
+  const employee = isStorableText(externalId!)
+    ? await findEmployeeByExternalId(db, companyId, externalId!)
+    : undefined;
   if (!employee)
     throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
   return employee;
@@ -104,6 +114,14 @@ export async function setExternalId(
   input: { employeeId: string; externalId: string | null; dryRun: boolean },
 ) {
   const value = input.externalId === null || input.externalId.trim() === '' ? null : input.externalId;
+  if (value !== null && !isStorableText(value))
+    throw validationError([
+      {
+        field: 'externalId',
+        message: 'must not contain NUL or unpaired surrogate characters',
+        code: 'invalid_characters',
+      },
+    ]);
   const at = new Date(ctx.now()).toISOString();
   const conflict = (holderId: string) =>
     new ApiError('already_exists', `external id ${value} is already held by employee ${holderId}`);

@@ -1,6 +1,11 @@
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { AppServices } from '../../../app.js';
-import { exchangeKeyForToken, findKeyForCredentials } from '../../../use-cases/api/authentication.js';
+import { normaliseClientId } from '../../../auth/key-secrets.js';
+import {
+  exchangeKeyForToken,
+  findKeyForCredentials,
+  keySecretProven,
+} from '../../../use-cases/api/authentication.js';
 import { parseBasicAuthorization, parseFormBody } from '../../oauth-request.js';
 import { rateLimitHeaders } from '../../rate-limit/headers.js';
 import { OAuthErrorSchema, TokenResponseSchema } from '../../schemas/v1.js';
@@ -91,18 +96,21 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
       let clientId = params.get('client_id') ?? null;
       let secret = params.get('client_secret') ?? null;
       if (basic.present && basic.ok) {
-        if (clientId !== null && clientId !== basic.clientId)
+        // Either may carry the svc_ prefix or not (spec: with or without); they must name the same key.
+        if (clientId !== null && normaliseClientId(clientId) !== normaliseClientId(basic.clientId))
           return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
         clientId = basic.clientId;
         secret = basic.clientSecret;
       }
       if (secret === null || secret === '')
-        return oauthError(reply, 401, 'invalid_client', 'client authentication is required');
+        return oauthError(reply, 401, 'invalid_client', 'client authentication is required', basicChallenge);
 
       const lookup = await findKeyForCredentials(services.ctx, { clientId, secret });
       const nowMs = services.ctx.now();
+      // Only a caller holding the secret spends the key's quota: client ids are public, and charging
+      // failed attempts to the key would let anyone who knows one lock the real client out.
       const quota =
-        lookup.kind === 'found'
+        lookup.kind === 'found' && keySecretProven(services.ctx, lookup.key, secret)
           ? services.tokenLimiter.hit(lookup.key.id, nowMs)
           : services.unknownClientLimiter.hit(`ip:${request.ip}`, nowMs);
       reply.headers(rateLimitHeaders(quota, 60));
