@@ -97,6 +97,24 @@ export async function buildApp(
       return typeof sent === 'string' && CORRELATION_ID.test(sent) ? sent : randomUUID();
     },
     return503OnClosing: true,
+    // Undecodable URLs are refused before routing; they still get a problem document.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      reply
+        .code(400)
+        .header('x-correlation-id', request.id)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send({
+          type: 'about:blank',
+          title: 'Bad request',
+          status: 400,
+          detail: error.code === 'FST_ERR_BAD_URL' ? 'the request URL cannot be decoded' : 'bad request',
+          instance: null,
+          code: 1400,
+          error: 'bad_request',
+          correlationId: request.id,
+          errors: null,
+        });
+    },
     forceCloseConnections: 'idle',
     // Malformed HTTP never reaches the router; answer it as a problem too.
     clientErrorHandler: (error, socket) => {
