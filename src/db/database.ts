@@ -4,9 +4,11 @@ import SqliteDatabase from 'better-sqlite3';
 import {
   CompiledQuery,
   type DatabaseConnection,
+  type DialectAdapter,
   type Driver,
   Kysely,
   PostgresDialect,
+  SqliteAdapter,
   SqliteDialect,
   sql,
   type Transaction,
@@ -38,6 +40,16 @@ export interface Store {
  * Taking the write lock at BEGIN makes every writer wait its turn instead.
  */
 class ImmediateTransactionSqliteDialect extends SqliteDialect {
+  // SQLite has transactional DDL; declaring it makes Kysely run migrations inside one BEGIN IMMEDIATE
+  // transaction, so two processes migrating one fresh file at once (server and CLI) take turns.
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
+
   override createDriver(): Driver {
     const driver = super.createDriver();
     driver.beginTransaction = async (connection: DatabaseConnection) => {

@@ -156,11 +156,48 @@ function entryResult(
   };
 }
 
-/** The punch an existing entry recorded, localised as it was stored, for replaying a duplicate. */
-function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end', zone: string | null): LocalizedInstant {
+const SECONDS_PER_DAY = 86_400;
+
+function secondsOfDay(time: string): number {
+  const [h, m, s] = time.split(':').map(Number);
+  return h! * 3600 + m! * 60 + s!;
+}
+
+/**
+ * The punch an existing entry recorded, localised as it was stored, for replaying a duplicate: in
+ * the entry's own zone, or, in `offset` mode, with the offset the punch was sent with (recovered from
+ * the stored wall clock; the UTC instant alone would give the UTC wall clock instead).
+ */
+function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedInstant {
   const iso = matched === 'start' ? entry.start_at : entry.end_at!;
   const parsed = parseInstantWithOffset(iso)!;
-  return localizeInstant(parsed, entry.time_zone === 'offset' ? null : (zone ?? null));
+  if (entry.time_zone !== 'offset') return localizeInstant(parsed, entry.time_zone);
+  const utcSeconds = Math.floor(parsed.epochMs / 1000);
+  // The start's wall date and time are both stored, so its offset is exact.
+  const startOffset =
+    Math.floor(Date.parse(`${entry.work_date}T${entry.start_time}Z`) / 1000) -
+    Math.floor(Date.parse(entry.start_at) / 1000);
+  let offsetSeconds = startOffset;
+  if (matched === 'end') {
+    // Only the end's wall time is stored: its offset is known modulo a day; take the candidate
+    // nearest the start's offset.
+    const diff =
+      (((secondsOfDay(entry.end_time!) - utcSeconds) % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
+    offsetSeconds =
+      Math.abs(diff - startOffset) <= Math.abs(diff - SECONDS_PER_DAY - startOffset)
+        ? diff
+        : diff - SECONDS_PER_DAY;
+  }
+  const wall = new Date((utcSeconds + offsetSeconds) * 1000).toISOString();
+  return localizeInstant(
+    {
+      ...parsed,
+      offsetMinutes: Math.round(offsetSeconds / 60),
+      wallDate: wall.slice(0, 10),
+      wallTime: wall.slice(11, 19),
+    },
+    null,
+  );
 }
 
 export async function recordClockEvent(
@@ -212,8 +249,9 @@ export async function recordClockEvent(
               entry,
               employee,
               matched === 'start' ? 'clock_in' : 'clock_out',
-              storedPunch(entry, matched, zone),
-              false,
+              storedPunch(entry, matched),
+              // A dry run that meets a duplicate still wrote nothing; it says so like every dry run.
+              options.dryRun,
               entry.id,
             ),
           };
