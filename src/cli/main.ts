@@ -6,7 +6,6 @@
  * human-readable form otherwise. Any failure is one `error: <reason>` line on stderr and exit code 1.
  */
 import { Command, CommanderError } from 'commander';
-import { TokenService } from '../auth/tokens.js';
 import { type Config, loadConfig, resolveUrls, TOKEN_AUDIENCE } from '../config.js';
 import { createStore } from '../db/database.js';
 import { migrateToLatest } from '../db/migrate.js';
@@ -46,11 +45,15 @@ function reason(error: unknown): string {
   return text.replace(/\s*\n\s*/g, ' ').trim() || 'unknown error';
 }
 
-async function withStore<R>(fn: (ctx: UseCaseContext, config: Config) => Promise<R>): Promise<R> {
+/** Opens the store named by DATABASE_URL, applies pending migrations (unless told not to), runs `fn`, closes. */
+async function withStore<R>(
+  fn: (ctx: UseCaseContext, config: Config) => Promise<R>,
+  options: { migrate: boolean } = { migrate: true },
+): Promise<R> {
   const config = loadConfig();
   const store = createStore(config.database, { poolSize: 2 });
   try {
-    await migrateToLatest(store.db);
+    if (options.migrate) await migrateToLatest(store.db);
     return await fn({ store, now: Date.now }, config);
   } finally {
     await store.close().catch(() => {});
@@ -287,6 +290,8 @@ function adminCommands(program: Command): void {
   admin(
     user.command('token').description("a person's own session token").argument('<id>', 'user id'),
     async (ctx, config, [id]) => {
+      // Loaded only here: jose is needed by this command alone.
+      const { TokenService } = await import('../auth/tokens.js');
       const tokens = new TokenService(
         ctx.store.db,
         resolveUrls(config, config.port).tokenIssuer,
@@ -413,7 +418,7 @@ function buildProgram(): Command {
     .description('apply pending migrations and exit')
     .option('--json', 'print exactly one JSON object')
     .action(async (options: { json?: boolean }) => {
-      const applied = await withStore((ctx) => migrateToLatest(ctx.store.db));
+      const applied = await withStore((ctx) => migrateToLatest(ctx.store.db), { migrate: false });
       if (options.json) print(JSON.stringify({ applied }));
       else print(applied.length > 0 ? `applied: ${applied.join(', ')}` : 'database is up to date');
     });
