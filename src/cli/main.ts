@@ -433,10 +433,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return 0;
+      // Help asked for (`--help`, `help <command>`) exits 0; help shown because no command was given is a failure.
+      if (error.exitCode === 0) return 0;
       if (error.code === 'commander.help') {
         process.stderr.write('error: missing command (see --help)\n');
-        return error.exitCode || 1;
+        return 1;
       }
     }
     process.stderr.write(`error: ${reason(error)}\n`);

@@ -864,6 +864,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expectOneErrorLine(badLevel, ['migrate'], /LOG_LEVEL/);
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('employee');
+      const commandHelp = await cli('help key');
+      expect(commandHelp.code).toBe(0);
+      expect(commandHelp.stdout).toContain('rotate');
     });
   },
 );
