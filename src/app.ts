@@ -14,6 +14,7 @@ import { ApiError, type ErrorName, validationError } from './errors.js';
 import { createCursorCodec } from './http/cursor.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody, pathOf, problemBody } from './http/problem.js';
 import { SlidingWindowLimiter } from './http/rate-limit/sliding-window.js';
+import { registerOpenApi } from './http/openapi.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerEmployeeRoutes } from './http/routes/v1/employees.js';
 import { registerMeRoute } from './http/routes/v1/me.js';
@@ -245,6 +246,7 @@ export async function buildApp(
     ),
   );
 
+  await registerOpenApi(app, services);
   registerHealthRoutes(app, services);
   await app.register(async (scope) => registerTokenRoute(scope, services));
   registerMeRoute(app, services);

@@ -5,12 +5,16 @@ import { createCompany, createSchedule, createWorkplace } from '../../src/use-ca
 import { createEmployee } from '../../src/use-cases/admin/employees.js';
 import { createUser } from '../../src/use-cases/admin/users.js';
 import type { UseCaseContext } from '../../src/use-cases/context.js';
+import { ContractChecker } from './contract.js';
 import type { TestDatabase, TestDialect } from './databases.js';
 
 export type TestServer = Awaited<ReturnType<typeof startServer>> & {
   database: TestDatabase;
   ctx: UseCaseContext;
-  /** fetch against the running server; `path` is relative to the base URL. */
+  /**
+   * fetch against the running server; `path` is relative to the base URL. Every response is held to
+   * the published OpenAPI description (status, media type, body schema); a mismatch fails the test.
+   */
   request(path: string, init?: RequestInit & { token?: string; json?: unknown }): Promise<Response>;
   stop(): Promise<void>;
 };
@@ -27,11 +31,12 @@ export async function startTestServer(
   const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
   const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
   const ctx: UseCaseContext = { store: server.store, now: options.now ?? Date.now };
+  const contract = new ContractChecker(server.app.swagger() as Record<string, unknown>);
   return {
     ...server,
     database,
     ctx,
-    request(path, init = {}) {
+    async request(path, init = {}) {
       const headers = new Headers(init.headers);
       if (init.token) headers.set('authorization', `Bearer ${init.token}`);
       let body = init.body;
@@ -39,7 +44,16 @@ export async function startTestServer(
         headers.set('content-type', 'application/json');
         body = JSON.stringify(init.json);
       }
-      return fetch(`${server.listenUrl}${path}`, { ...init, headers, body });
+      const response = await fetch(`${server.listenUrl}${path}`, { ...init, headers, body });
+      const violation = contract.check(
+        init.method ?? 'GET',
+        path,
+        response.status,
+        response.headers.get('content-type'),
+        await response.clone().text(),
+      );
+      if (violation) throw new Error(`response outside the OpenAPI description: ${violation}`);
+      return response;
     },
     async stop() {
       await server.close();

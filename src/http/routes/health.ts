@@ -5,9 +5,9 @@ import { ApiError } from '../../errors.js';
 const READINESS_TIMEOUT_MS = 2_000;
 
 export function registerHealthRoutes(app: FastifyInstance, services: AppServices): void {
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
 
-  app.get('/readyz', async () => {
+  app.get('/readyz', { schema: { hide: true } }, async () => {
     let timer: NodeJS.Timeout | undefined;
     try {
       await Promise.race([
@@ -24,7 +24,7 @@ export function registerHealthRoutes(app: FastifyInstance, services: AppServices
     return { status: 'ready' };
   });
 
-  app.get('/.well-known/jwks.json', async (_request, reply) => {
+  app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {
     reply.header('cache-control', 'public, max-age=300');
     return services.tokens.jwks();
   });

@@ -2,18 +2,35 @@ import { Type } from '@sinclair/typebox';
 import { ERROR_CATALOGUE, type ErrorName } from '../../errors.js';
 import { ProblemSchema } from './v1.js';
 
-/** Response schemas for the error names an operation documents, grouped by status. */
+/** Errors any operation that reads a JSON body can meet before its own rules run. */
+export const BODY_ERRORS: ErrorName[] = ['payload_too_large', 'unsupported_media_type'];
+
+/**
+ * Errors every bearer-token operation can answer: no or bad token, API access switched off for the
+ * company (the token is no longer allowed anywhere), quota exhausted, server fault.
+ */
+const BEARER_ERRORS: ErrorName[] = ['invalid_token', 'forbidden', 'rate_limited', 'internal_error'];
+
+/**
+ * Response schemas for the error names a bearer-token operation documents, grouped by status; each status's
+ * `error` is the enum of its names, so the description tells clients exactly what to match on.
+ */
 export function errorResponses(names: ErrorName[]) {
   const byStatus = new Map<number, ErrorName[]>();
-  for (const name of [...names, 'internal_error' as const]) {
+  for (const name of new Set([...BEARER_ERRORS, ...names])) {
     const status = ERROR_CATALOGUE[name].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
   }
   const responses: Record<number, typeof ProblemSchema> = {};
   for (const [status, list] of byStatus) {
-    responses[status] = Type.Object(ProblemSchema.properties, {
-      description: `Problem details; error: ${list.join(', ')}`,
-    }) as unknown as typeof ProblemSchema;
+    responses[status] = Type.Object(
+      {
+        ...ProblemSchema.properties,
+        error: Type.String({ enum: list, description: 'stable error name; match on this' }),
+        code: Type.Integer({ enum: list.map((name) => ERROR_CATALOGUE[name].code) }),
+      },
+      { description: `Problem details; error: ${list.join(', ')}` },
+    ) as unknown as typeof ProblemSchema;
   }
   return responses;
 }

@@ -1,5 +1,8 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
+/** The same schema with the description the response documents. */
+export const described = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description });
+
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Guid = Type.String({ format: 'uuid' });
@@ -35,13 +38,15 @@ export const ProblemSchema = Type.Object(
     correlationId: Nullable(Type.String()),
     errors: Nullable(Type.Array(FieldErrorSchema)),
   },
-  { $id: 'Problem', description: 'RFC 9457 problem details' },
+  { description: 'RFC 9457 problem details' },
 );
 
-export const OAuthErrorSchema = Type.Object(
-  { error: Type.String(), error_description: Type.String() },
-  { $id: 'OAuthError' },
-);
+/** OAuth 2.0 error response (RFC 6749 §5.2) with the error names one status can carry. */
+export const oauthError = (names: string[]) =>
+  Type.Object(
+    { error: Type.String({ enum: names }), error_description: Type.String() },
+    { description: `OAuth 2.0 error response (RFC 6749 §5.2); error: ${names.join(', ')}` },
+  );
 
 export const EmployeeRefSchema = Type.Object({ id: Guid, externalId: Nullable(Type.String()) });
 
@@ -112,7 +117,14 @@ export const WriteHeadersSchema = Type.Object({
         '`true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write.',
     }),
   ),
-  'idempotency-key': Type.Optional(Type.String({ maxLength: 130, description: 'at most 128 characters' })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 128,
+      description:
+        'Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours.',
+    }),
+  ),
 });
 
 export const DryRunHeaderSchema = Type.Object({
@@ -195,8 +207,24 @@ export const MeSchema = Type.Object({
   dryRunHeader: Type.String(),
 });
 
-export const TokenResponseSchema = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-});
+export const TokenResponseSchema = Type.Object(
+  {
+    access_token: Type.String({ description: 'a JWT; send it as `Authorization: Bearer <token>`' }),
+    token_type: Type.Literal('Bearer'),
+    expires_in: Type.Integer({ description: 'seconds; 900' }),
+  },
+  { description: 'An access token; there is no refresh token, exchange the key again on expiry' },
+);
+
+export const TokenRequestSchema = Type.Object(
+  {
+    grant_type: Type.Literal('client_credentials'),
+    client_id: Type.Optional(
+      Type.String({ description: "the key's public id, with or without the `svc_` prefix; must match the key" }),
+    ),
+    client_secret: Type.Optional(
+      Type.String({ description: 'the whole API key; omit it when the key is sent as the HTTP Basic password' }),
+    ),
+  },
+  { description: 'OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string' },
+);

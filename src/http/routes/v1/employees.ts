@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../../app.js';
 import { listEmployees, setExternalId } from '../../../use-cases/api/employees.js';
 import { authenticate, requirePrincipal } from '../../plugins/authenticate.js';
-import { errorResponses } from '../../schemas/responses.js';
+import { bearerSecurity } from '../../openapi.js';
+import { BODY_ERRORS, errorResponses } from '../../schemas/responses.js';
 import {
   DryRunHeaderSchema,
   EmployeeListItemSchema,
@@ -10,6 +11,7 @@ import {
   ExternalIdBodySchema,
   ExternalIdParamsSchema,
   ExternalIdResultSchema,
+  described,
   pageOf,
 } from '../../schemas/v1.js';
 import { parseDryRun } from '../../write-headers.js';
@@ -23,10 +25,12 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
       onRequest: authenticate(guard, 'employees.read'),
       schema: {
         summary: "List the company's employees",
+        operationId: 'listEmployees',
         tags: ['Employees'],
+        security: bearerSecurity('employees.read'),
         querystring: EmployeesQuerySchema,
         response: {
-          200: pageOf(EmployeeListItemSchema),
+          200: described(pageOf(EmployeeListItemSchema), 'A page of employees, ordered by id'),
           ...errorResponses(['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited']),
         },
       },
@@ -43,12 +47,14 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
       onRequest: authenticate(guard, 'attendance.record'),
       schema: {
         summary: "Set or clear an employee's external (badge / HRIS) id",
+        operationId: 'setEmployeeExternalId',
         tags: ['Employees'],
+        security: bearerSecurity('attendance.record'),
         params: ExternalIdParamsSchema,
         headers: DryRunHeaderSchema,
         body: ExternalIdBodySchema,
         response: {
-          200: ExternalIdResultSchema,
+          200: described(ExternalIdResultSchema, 'The external id as stored (or as it would be, on a dry run)'),
           ...errorResponses([
             'invalid_token',
             'insufficient_scope',
@@ -56,6 +62,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
             'already_exists',
             'validation_failed',
             'rate_limited',
+            ...BODY_ERRORS,
           ]),
         },
       },

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../../app.js';
 import { scopeInfo } from '../../../auth/scopes.js';
 import { authenticate, requirePrincipal } from '../../plugins/authenticate.js';
+import { bearerSecurity } from '../../openapi.js';
 import { errorResponses } from '../../schemas/responses.js';
-import { MeSchema } from '../../schemas/v1.js';
+import { described, MeSchema } from '../../schemas/v1.js';
 
 export const DRY_RUN_HEADER = 'X-Service-Dry-Run';
 
@@ -14,8 +15,10 @@ export function registerMeRoute(app: FastifyInstance, services: AppServices): vo
       onRequest: authenticate({ ...services, limiter: services.resourceLimiter }, null),
       schema: {
         summary: 'Describe the calling token',
+        operationId: 'describeToken',
         tags: ['Token'],
-        response: { 200: MeSchema, ...errorResponses(['invalid_token', 'forbidden', 'rate_limited']) },
+        security: bearerSecurity(null),
+        response: { 200: described(MeSchema, 'The calling token'), ...errorResponses(['invalid_token', 'forbidden', 'rate_limited']) },
       },
     },
     async (request) => {

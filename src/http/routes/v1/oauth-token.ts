@@ -8,7 +8,7 @@ import {
 } from '../../../use-cases/api/authentication.js';
 import { parseBasicAuthorization, parseFormBody } from '../../oauth-request.js';
 import { rateLimitHeaders } from '../../rate-limit/headers.js';
-import { OAuthErrorSchema, TokenResponseSchema } from '../../schemas/v1.js';
+import { described, oauthError as oauthErrorSchema, TokenResponseSchema } from '../../schemas/v1.js';
 
 export const TOKEN_PATH = '/api/public/v1/oauth/token';
 const FORM_BODY_LIMIT = 8 * 1024;
@@ -39,12 +39,16 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
     {
       schema: {
         summary: 'Exchange an API key for an access token',
+        operationId: 'issueToken',
         tags: ['Authentication'],
+        // The secret goes in the form body or as the HTTP Basic password.
+        security: [{ clientBasic: [] }, {}],
         response: {
-          200: TokenResponseSchema,
-          400: OAuthErrorSchema,
-          401: OAuthErrorSchema,
-          429: OAuthErrorSchema,
+          200: described(TokenResponseSchema, 'An access token'),
+          400: oauthErrorSchema(['invalid_request', 'unsupported_grant_type']),
+          401: oauthErrorSchema(['invalid_client']),
+          429: oauthErrorSchema(['rate_limited']),
+          500: oauthErrorSchema(['server_error']),
         },
       },
     },

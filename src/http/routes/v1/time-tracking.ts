@@ -3,7 +3,8 @@ import type { AppServices } from '../../../app.js';
 import { createShift, listTimeEntries, recordClockEvent } from '../../../use-cases/api/time-tracking.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../plugins/authenticate.js';
 import { runIdempotentWrite } from '../../plugins/idempotency.js';
-import { errorResponses } from '../../schemas/responses.js';
+import { bearerSecurity } from '../../openapi.js';
+import { BODY_ERRORS, errorResponses } from '../../schemas/responses.js';
 import {
   ClockEventBodySchema,
   pageOf,
@@ -12,6 +13,7 @@ import {
   TimeEntrySchema,
   WriteHeadersSchema,
   WriteResultSchema,
+  described,
 } from '../../schemas/v1.js';
 import { parseDryRun } from '../../write-headers.js';
 
@@ -42,13 +44,18 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       onRequest: authenticate(guard, 'attendance.record'),
       schema: {
         summary: 'Record a clock event (clock_in, clock_out or toggle)',
+        operationId: 'recordClockEvent',
         tags: ['Time tracking'],
+        security: bearerSecurity('attendance.record'),
         headers: WriteHeadersSchema,
         body: ClockEventBodySchema,
         response: {
-          200: WriteResultSchema,
-          201: WriteResultSchema,
-          ...errorResponses([...WRITE_ERRORS]),
+          200: described(
+            WriteResultSchema,
+            'Dry run (nothing stored), or the existing entry when the same punch arrived within 60 seconds without an Idempotency-Key',
+          ),
+          201: described(WriteResultSchema, 'Recorded'),
+          ...errorResponses([...WRITE_ERRORS, ...BODY_ERRORS]),
         },
       },
     },
@@ -69,12 +76,14 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       onRequest: authenticate(guard, 'attendance.record'),
       schema: {
         summary: 'Record a completed shift',
+        operationId: 'recordShift',
         tags: ['Time tracking'],
+        security: bearerSecurity('attendance.record'),
         headers: WriteHeadersSchema,
         body: ShiftBodySchema,
         response: {
-          200: WriteResultSchema,
-          201: WriteResultSchema,
+          200: described(WriteResultSchema, 'Dry run: every check ran, nothing was stored'),
+          201: described(WriteResultSchema, 'Recorded and submitted for approval'),
           ...errorResponses(
             [...WRITE_ERRORS].filter(
               (e) =>
@@ -106,10 +115,12 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       onRequest: authenticate(guard, 'attendance.read'),
       schema: {
         summary: "List an employee's time entries",
+        operationId: 'listTimeEntries',
         tags: ['Time tracking'],
+        security: bearerSecurity('attendance.read'),
         querystring: TimeEntriesQuerySchema,
         response: {
-          200: pageOf(TimeEntrySchema),
+          200: described(pageOf(TimeEntrySchema), 'A page of time entries, ordered by work date, then id'),
           ...errorResponses([
             'invalid_token',
             'insufficient_scope',

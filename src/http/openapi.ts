@@ -1,0 +1,190 @@
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppServices } from '../app.js';
+import { SCOPES, type ScopeId } from '../auth/scopes.js';
+import { authenticate } from './plugins/authenticate.js';
+import { TokenRequestSchema } from './schemas/v1.js';
+
+export const OPENAPI_PATH = '/api/public/v1/openapi.json';
+export const DOCS_PATH = '/api/public/v1/docs';
+const TOKEN_PATH = '/api/public/v1/oauth/token';
+const OAUTH2 = 'oauth2';
+const CLIENT_BASIC = 'clientBasic';
+
+// Loosely typed on purpose: this module edits the generated document as plain JSON.
+type Json = Record<string, any>;
+
+/** The route-schema `security` of an operation that needs `scope` (null: any valid token). */
+export function bearerSecurity(scope: ScopeId | null) {
+  return [{ [OAUTH2]: scope === null ? [] : [scope] }];
+}
+
+const HEADER_NAMES: Record<string, string> = {
+  'x-service-dry-run': 'X-Service-Dry-Run',
+  'idempotency-key': 'Idempotency-Key',
+};
+
+const RESPONSE_HEADERS: Json = {
+  'X-Correlation-Id': {
+    description: 'Identifies the request; quote it to support. A valid `X-Correlation-Id` sent is echoed.',
+    schema: { type: 'string' },
+  },
+  'RateLimit-Policy': {
+    description: 'The quota, e.g. `apikey;q=300;w=60`.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description: 'The quota state, e.g. `limit=300, remaining=299, reset=60`.',
+    schema: { type: 'string' },
+  },
+  'X-RateLimit-Limit': { description: 'Requests allowed per window.', schema: { type: 'integer' } },
+  'X-RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': { description: 'Seconds until a request is allowed again.', schema: { type: 'integer' } },
+  'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
+  'WWW-Authenticate': { description: 'The authentication challenge (RFC 6750).', schema: { type: 'string' } },
+  'Idempotent-Replayed': {
+    description: '`true` when the response is the stored result of an earlier request with the same Idempotency-Key.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+  'Cache-Control': { description: '`no-store`: token responses are never cached.', schema: { type: 'string' } },
+};
+
+const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+const TAGS = [
+  { name: 'Authentication', description: 'Exchange an API key for an access token (OAuth 2.0 client credentials).' },
+  { name: 'Token', description: 'What the calling token is.' },
+  { name: 'Employees', description: "The company's employees and their external (badge / HRIS) ids." },
+  { name: 'Time tracking', description: 'Clock events, completed shifts and time entries.' },
+];
+
+function headerRefs(names: string[]): Json {
+  return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
+}
+
+/** Shapes the generated document into the published one: media types, headers, security, tags. */
+function finishDocument(document: Json): Json {
+  document.components ??= {};
+  document.components.headers = RESPONSE_HEADERS;
+  document.tags = TAGS;
+  for (const pathItem of Object.values<Json>(document.paths ?? {})) {
+    for (const operation of Object.values<Json>(pathItem)) {
+      const isToken = operation.operationId === 'issueToken';
+      const isWrite = (operation.parameters ?? []).some((p: Json) => p.name === 'idempotency-key');
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in === 'header' && HEADER_NAMES[parameter.name]) parameter.name = HEADER_NAMES[parameter.name];
+      }
+      for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
+        const code = Number(status);
+        if (code >= 400 && !isToken && response.content?.['application/json']) {
+          response.content = { 'application/problem+json': response.content['application/json'] };
+        }
+        const names = ['X-Correlation-Id', ...RATE_LIMIT_HEADERS];
+        if (code === 429) names.push('Retry-After');
+        if ((code === 401 || code === 403) && !isToken) names.push('WWW-Authenticate');
+        if (code === 401 && isToken) names.push('WWW-Authenticate');
+        if (isToken) names.push('Cache-Control');
+        if (isWrite && code !== 401 && code !== 403 && code !== 429 && code < 500) names.push('Idempotent-Replayed');
+        response.headers = { ...(response.headers ?? {}), ...headerRefs(names) };
+      }
+    }
+  }
+  return document;
+}
+
+/** The document as a token with `scopes` sees it: the operations it may call, `/me` and the token endpoint. */
+function documentForScopes(document: Json, scopes: readonly string[] | null): Json {
+  if (scopes === null) return document;
+  const paths: Json = {};
+  for (const [path, pathItem] of Object.entries<Json>(document.paths ?? {})) {
+    const kept: Json = {};
+    for (const [method, operation] of Object.entries<Json>(pathItem)) {
+      const needed: string[] = (operation.security ?? []).flatMap((requirement: Json) => requirement[OAUTH2] ?? []);
+      if (needed.every((scope) => scopes.includes(scope))) kept[method] = operation;
+    }
+    if (Object.keys(kept).length > 0) paths[path] = kept;
+  }
+  const usedTags = new Set(Object.values<Json>(paths).flatMap((item) => Object.values<Json>(item).flatMap((op) => op.tags ?? [])));
+  return { ...document, paths, tags: (document.tags ?? []).filter((tag: Json) => usedTags.has(tag.name)) };
+}
+
+/**
+ * Registers the OpenAPI 3.1 description (generated by @fastify/swagger from the same TypeBox schemas
+ * that validate requests) and the Swagger UI reference page. Must run before any route is added.
+ */
+export async function registerOpenApi(app: FastifyInstance, services: AppServices): Promise<void> {
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Punchclock public API',
+        version: 'v1',
+        description:
+          'Company-scoped time and attendance API: record clock punches and completed shifts, read time entries, list employees. ' +
+          'Fetched with a bearer token, this description lists only the operations that token may call.',
+        contact: { name: 'Punchclock support' },
+      },
+      components: {
+        securitySchemes: {
+          [OAUTH2]: {
+            type: 'oauth2',
+            description: 'OAuth 2.0 client credentials: exchange the API key for a 15-minute bearer token (JWT).',
+            flows: {
+              clientCredentials: {
+                tokenUrl: TOKEN_PATH,
+                scopes: Object.fromEntries(SCOPES.map((s) => [s.id, s.label])),
+              },
+            },
+          },
+          [CLIENT_BASIC]: {
+            type: 'http',
+            scheme: 'basic',
+            description: 'At the token endpoint only: the client id and the API key as HTTP Basic credentials.',
+          },
+        },
+      },
+    },
+    transform: ({ schema, url, route }) => {
+      if (url !== TOKEN_PATH || !schema) return { schema, url };
+      // The token route reads its form body itself (OAuth's own error form), so the body schema is documentation only.
+      return { schema: { ...schema, body: TokenRequestSchema, consumes: ['application/x-www-form-urlencoded'] } as never, url, route };
+    },
+    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
+  });
+
+  const cache = new Map<string, Json>();
+  const publishedFor = (scopes: readonly string[] | null): Json => {
+    const base = services.urls.publicBaseUrl;
+    const cacheKey = `${base} ${scopes === null ? '*' : [...scopes].sort().join(',')}`;
+    let document = cache.get(cacheKey);
+    if (!document) {
+      const generated = structuredClone(app.swagger() as Json);
+      generated.servers = [{ url: base, description: 'This deployment' }];
+      generated.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl = `${base}${TOKEN_PATH}`;
+      document = documentForScopes(generated, scopes);
+      cache.set(cacheKey, document);
+    }
+    return document;
+  };
+
+  const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null);
+  app.get(OPENAPI_PATH, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
+    // No token: the whole description. A token: only what it may call; a bad token is refused, not ignored.
+    if (request.headers.authorization !== undefined) await guard.call(app, request, reply);
+    reply.header('cache-control', 'no-cache');
+    return publishedFor(request.principal ? request.principal.scopes : null);
+  });
+
+  await app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PATH,
+    uiConfig: {
+      tryItOutEnabled: true,
+      displayOperationId: false,
+      persistAuthorization: false,
+      showCommonExtensions: true,
+    },
+    transformSpecification: () => publishedFor(null),
+    transformSpecificationClone: false,
+  });
+}
