@@ -14,7 +14,7 @@ import { ApiError, type ErrorName, validationError } from './errors.js';
 import { createCursorCodec } from './http/cursor.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody, pathOf, problemBody } from './http/problem.js';
 import { SlidingWindowLimiter } from './http/rate-limit/sliding-window.js';
-import { registerOpenApi } from './http/openapi.js';
+import { DOCS_PATH, registerOpenApi } from './http/openapi.js';
 import { registerHealthRoutes } from './http/routes/health.js';
 import { registerEmployeeRoutes } from './http/routes/v1/employees.js';
 import { registerMeRoute } from './http/routes/v1/me.js';
@@ -192,7 +192,9 @@ export async function buildApp(
     if (config.deprecation && request.url.startsWith(API_PREFIX)) {
       reply.header('deprecation', 'true');
       reply.header('sunset', config.deprecation.sunset);
-      if (config.deprecation.link) reply.header('link', `<${config.deprecation.link}>; rel="deprecation"`);
+      // Spec, Versioning: Link is always sent; without a configured page it points at the reference.
+      const link = config.deprecation.link ?? `${services.urls.publicBaseUrl}${DOCS_PATH}`;
+      reply.header('link', `<${link}>; rel="deprecation"`);
     }
   });
 

@@ -162,6 +162,10 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
       const generated = structuredClone(app.swagger() as Json);
       generated.servers = [{ url: base, description: 'This deployment' }];
       generated.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl = `${base}${TOKEN_PATH}`;
+      if (services.config.deprecation) {
+        for (const pathItem of Object.values<Json>(generated.paths)) for (const operation of Object.values<Json>(pathItem)) operation.deprecated = true;
+        generated.info.description += ` v1 is deprecated and will be switched off on ${services.config.deprecation.sunset}.`;
+      }
       document = documentForScopes(generated, scopes);
       cache.set(cacheKey, document);
     }

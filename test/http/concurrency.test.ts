@@ -3,7 +3,7 @@ import { loadConfig } from '../../src/config.js';
 import { startServer } from '../../src/server.js';
 import type { UseCaseContext } from '../../src/use-cases/context.js';
 import { type TestDatabase, type TestDialect, testDialects } from '../support/databases.js';
-import { startTestServer, type TestServer } from '../support/server.js';
+import { contractRequester, startTestServer, type TestServer } from '../support/server.js';
 import {
   createTenant,
   entryRows,
@@ -26,11 +26,7 @@ async function startInstance(database: TestDatabase, now: () => number): Promise
     ...server,
     database,
     ctx,
-    request(path, init = {}) {
-      const headers = new Headers(init.headers);
-      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-      return fetch(`${server.listenUrl}${path}`, { ...init, headers });
-    },
+    request: contractRequester(server),
     stop: () => server.close(),
   };
 }

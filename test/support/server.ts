@@ -31,34 +31,39 @@ export async function startTestServer(
   const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
   const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
   const ctx: UseCaseContext = { store: server.store, now: options.now ?? Date.now };
-  const contract = new ContractChecker(server.app.swagger() as Record<string, unknown>);
   return {
     ...server,
     database,
     ctx,
-    async request(path, init = {}) {
-      const headers = new Headers(init.headers);
-      if (init.token) headers.set('authorization', `Bearer ${init.token}`);
-      let body = init.body;
-      if (init.json !== undefined) {
-        headers.set('content-type', 'application/json');
-        body = JSON.stringify(init.json);
-      }
-      const response = await fetch(`${server.listenUrl}${path}`, { ...init, headers, body });
-      const violation = contract.check(
-        init.method ?? 'GET',
-        path,
-        response.status,
-        response.headers.get('content-type'),
-        await response.clone().text(),
-      );
-      if (violation) throw new Error(`response outside the OpenAPI description: ${violation}`);
-      return response;
-    },
+    request: contractRequester(server),
     async stop() {
       await server.close();
       await database.drop();
     },
+  };
+}
+
+/** TestServer['request'] for a started server: every response is checked against its description. */
+export function contractRequester(server: { app: { swagger(): unknown }; listenUrl: string }): TestServer['request'] {
+  const contract = new ContractChecker(server.app.swagger() as Record<string, unknown>);
+  return async (path, init = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.token) headers.set('authorization', `Bearer ${init.token}`);
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers.set('content-type', 'application/json');
+      body = JSON.stringify(init.json);
+    }
+    const response = await fetch(`${server.listenUrl}${path}`, { ...init, headers, body });
+    const violation = contract.check(
+      init.method ?? 'GET',
+      path,
+      response.status,
+      response.headers.get('content-type'),
+      await response.clone().text(),
+    );
+    if (violation) throw new Error(`response outside the OpenAPI description: ${violation}`);
+    return response;
   };
 }
 

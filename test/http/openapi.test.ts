@@ -1,0 +1,346 @@
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
+import { testDialects } from '../support/databases.js';
+import {
+  type CompanyFixture,
+  createCompanyFixture,
+  fetchToken,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
+
+type Json = Record<string, any>;
+const V1 = '/api/public/v1';
+const PUBLIC_BASE_URL = 'https://punchclock.example.com';
+
+const ALL_OPERATIONS = [
+  'POST /api/public/v1/oauth/token',
+  'GET /api/public/v1/me',
+  'GET /api/public/v1/employees',
+  'PUT /api/public/v1/employees/{id}/external-id',
+  'POST /api/public/v1/time-clock/events',
+  'POST /api/public/v1/time-entries',
+  'GET /api/public/v1/time-entries',
+].sort();
+
+/** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
+const SPEC_ERRORS: Record<string, string[]> = {
+  'GET /api/public/v1/me': ['invalid_token', 'forbidden', 'rate_limited'],
+  'GET /api/public/v1/employees': ['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited'],
+  'PUT /api/public/v1/employees/{id}/external-id': [
+    'invalid_token',
+    'insufficient_scope',
+    'employee_not_found',
+    'already_exists',
+    'validation_failed',
+    'rate_limited',
+  ],
+  'POST /api/public/v1/time-clock/events': [
+    'invalid_token',
+    'insufficient_scope',
+    'time_tracking_disabled',
+    'employee_not_found',
+    'already_clocked_in',
+    'no_open_session',
+    'clock_out_before_clock_in',
+    'session_too_long',
+    'overlaps_existing_entry',
+    'day_locked',
+    'business_rule_violation',
+    'idempotency_in_flight',
+    'validation_failed',
+    'idempotency_key_reused',
+    'rate_limited',
+  ],
+  'POST /api/public/v1/time-entries': [
+    'invalid_token',
+    'insufficient_scope',
+    'time_tracking_disabled',
+    'employee_not_found',
+    'overlaps_existing_entry',
+    'day_locked',
+    'business_rule_violation',
+    'idempotency_in_flight',
+    'validation_failed',
+    'idempotency_key_reused',
+    'rate_limited',
+  ],
+  'GET /api/public/v1/time-entries': [
+    'invalid_token',
+    'insufficient_scope',
+    'time_tracking_disabled',
+    'employee_not_found',
+    'validation_failed',
+    'rate_limited',
+  ],
+};
+
+function operationsOf(document: Json): string[] {
+  return Object.entries<Json>(document.paths)
+    .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
+}
+
+function operation(document: Json, key: string): Json {
+  const [method, path] = key.split(' ') as [string, string];
+  return document.paths[path][method.toLowerCase()];
+}
+
+function documentedErrors(op: Json): string[] {
+  return Object.entries<Json>(op.responses)
+    .filter(([status]) => Number(status) >= 400)
+    .flatMap(([, response]) => {
+      const content = response.content['application/problem+json'] ?? response.content['application/json'];
+      return content.schema.properties.error.enum as string[];
+    });
+}
+
+describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI description on %s', (_name, dialect) => {
+  let server: TestServer;
+  let fixture: CompanyFixture;
+  let fullDocument: Json;
+
+  const keyWithScopes = async (scopes: string) => {
+    const key = await createApiKey(server.ctx, {
+      companyId: fixture.companyId,
+      createdBy: fixture.adminId,
+      name: `key ${scopes}`,
+      scopes,
+    });
+    return fetchToken(server, key.clientId, key.secret);
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { env: { PUBLIC_BASE_URL } });
+    fixture = await createCompanyFixture(server.ctx);
+    const response = await server.request(`${V1}/openapi.json`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    fullDocument = (await response.json()) as Json;
+  });
+  afterAll(async () => server?.stop());
+
+  it('passes an OpenAPI 3.1 schema validator', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(structuredClone(fullDocument));
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+    expect(validator.version).toBe('3.1');
+  });
+
+  it('is OpenAPI 3.1 labelled v1, with servers from PUBLIC_BASE_URL and every operation', () => {
+    expect(fullDocument.openapi).toBe('3.1.0');
+    expect(fullDocument.info.version).toBe('v1');
+    expect(fullDocument.servers).toEqual([{ url: PUBLIC_BASE_URL, description: expect.any(String) }]);
+    expect(operationsOf(fullDocument)).toEqual(ALL_OPERATIONS);
+    const operationIds = operationsOf(fullDocument).map((key) => operation(fullDocument, key).operationId);
+    expect(new Set(operationIds).size).toBe(ALL_OPERATIONS.length);
+  });
+
+  it('declares the OAuth2 client-credentials scheme with its token URL and every scope', () => {
+    const scheme = fullDocument.components.securitySchemes.oauth2;
+    expect(scheme.type).toBe('oauth2');
+    expect(scheme.flows.clientCredentials.tokenUrl).toBe(`${PUBLIC_BASE_URL}${V1}/oauth/token`);
+    expect(Object.keys(scheme.flows.clientCredentials.scopes).sort()).toEqual(
+      ['attendance.read', 'attendance.record', 'attendance.reports', 'employees.read', 'leave.read'].sort(),
+    );
+    const scopeOf = (key: string) => operation(fullDocument, key).security;
+    expect(scopeOf('GET /api/public/v1/employees')).toEqual([{ oauth2: ['employees.read'] }]);
+    expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([{ oauth2: ['attendance.record'] }]);
+    expect(scopeOf('POST /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.record'] }]);
+    expect(scopeOf('PUT /api/public/v1/employees/{id}/external-id')).toEqual([{ oauth2: ['attendance.record'] }]);
+    expect(scopeOf('GET /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.read'] }]);
+    expect(scopeOf('GET /api/public/v1/me')).toEqual([{ oauth2: [] }]);
+    const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
+    expect(token.security).toEqual([{ clientBasic: [] }, {}]);
+    expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+    expect(token.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['grant_type']);
+  });
+
+  it('documents the write headers: X-Service-Dry-Run defaulting to true, Idempotency-Key up to 128', () => {
+    for (const key of ['POST /api/public/v1/time-clock/events', 'POST /api/public/v1/time-entries']) {
+      const parameters = operation(fullDocument, key).parameters as Json[];
+      const dryRun = parameters.find((p) => p.name === 'X-Service-Dry-Run');
+      expect(dryRun).toMatchObject({ in: 'header', required: false, schema: { default: 'true', enum: ['true', 'false'] } });
+      const idempotency = parameters.find((p) => p.name === 'Idempotency-Key');
+      expect(idempotency).toMatchObject({ in: 'header', required: false, schema: { maxLength: 128 } });
+    }
+    const externalId = operation(fullDocument, 'PUT /api/public/v1/employees/{id}/external-id').parameters as Json[];
+    expect(externalId.find((p) => p.name === 'X-Service-Dry-Run')?.schema.default).toBe('true');
+    expect(externalId.find((p) => p.in === 'path')).toMatchObject({ name: 'id', required: true, schema: { format: 'uuid' } });
+  });
+
+  it("documents every error of the spec's tables as problem+json, with rate-limit headers on every response", () => {
+    for (const [key, expected] of Object.entries(SPEC_ERRORS)) {
+      const op = operation(fullDocument, key);
+      expect(documentedErrors(op), key).toEqual(expect.arrayContaining(expected));
+      for (const [status, response] of Object.entries<Json>(op.responses)) {
+        expect(response.description, `${key} ${status}`).not.toBe('Default Response');
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
+        if (Number(status) >= 400) {
+          expect(Object.keys(response.content), `${key} ${status}`).toEqual(['application/problem+json']);
+          expect(response.content['application/problem+json'].schema.required).toEqual(
+            expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code', 'error', 'correlationId', 'errors']),
+          );
+        } else {
+          expect(Object.keys(response.content)).toEqual(['application/json']);
+        }
+        if (status === '429') expect(Object.keys(response.headers)).toContain('Retry-After');
+      }
+    }
+    const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
+    expect(documentedErrors(token).sort()).toEqual(['invalid_client', 'invalid_request', 'rate_limited', 'server_error', 'unsupported_grant_type']);
+    expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);
+  });
+
+  describe('fetched with a token', () => {
+    /** One request per operation, made with `token`; true unless the server refuses it for its scope. */
+    const mayCall = async (token: string, key: string): Promise<boolean> => {
+      const employee = fixture.employees[0]!;
+      const now = Date.now();
+      const dryRun = { 'x-service-dry-run': 'true' };
+      const calls: Record<string, () => Promise<Response>> = {
+        'GET /api/public/v1/me': () => server.request(`${V1}/me`, { token }),
+        'GET /api/public/v1/employees': () => server.request(`${V1}/employees`, { token }),
+        'PUT /api/public/v1/employees/{id}/external-id': () =>
+          server.request(`${V1}/employees/${employee.id}/external-id`, { method: 'PUT', token, headers: dryRun, json: { externalId: 'X-1' } }),
+        'POST /api/public/v1/time-clock/events': () =>
+          server.request(`${V1}/time-clock/events`, {
+            method: 'POST',
+            token,
+            headers: dryRun,
+            json: { employee: { id: employee.id }, type: 'clock_in', occurredAt: new Date(now).toISOString() },
+          }),
+        'POST /api/public/v1/time-entries': () =>
+          server.request(`${V1}/time-entries`, {
+            method: 'POST',
+            token,
+            headers: dryRun,
+            json: {
+              employee: { id: employee.id },
+              clockIn: new Date(now - 3 * 3_600_000).toISOString(),
+              clockOut: new Date(now - 2 * 3_600_000).toISOString(),
+            },
+          }),
+        'GET /api/public/v1/time-entries': () => server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
+      };
+      const response = await calls[key]!();
+      const body = (await response.json()) as Json;
+      expect(response.status, `${key}: ${JSON.stringify(body)}`).toBeLessThan(500);
+      expect(response.status, key).not.toBe(401);
+      return !(response.status === 403 && body.error === 'insufficient_scope');
+    };
+
+    it.each([
+      ['attendance.record'],
+      ['attendance.read'],
+      ['employees.read'],
+      ['attendance.read,employees.read'],
+      ['leave.read'],
+      ['attendance.record,attendance.read,employees.read'],
+    ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
+      const token = await keyWithScopes(scopes);
+      const response = await server.request(`${V1}/openapi.json`, { token });
+      expect(response.status).toBe(200);
+      const document = (await response.json()) as Json;
+      const listed = operationsOf(document);
+      expect(listed).toContain('GET /api/public/v1/me');
+      expect(listed).toContain('POST /api/public/v1/oauth/token');
+      for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
+        expect(listed.includes(key), `${key} listed for ${scopes}`).toBe(await mayCall(token, key));
+      }
+      expect((await new Validator().validate(document)).valid).toBe(true);
+      const usedTags = new Set(listed.flatMap((key) => operation(document, key).tags as string[]));
+      expect((document.tags as Json[]).map((t) => t.name).sort()).toEqual([...usedTags].sort());
+    });
+
+    it('refuses an invalid token instead of ignoring it', async () => {
+      const response = await server.request(`${V1}/openapi.json`, { token: 'not-a-token' });
+      expect(response.status).toBe(401);
+      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(((await response.json()) as Json).error).toBe('invalid_token');
+    });
+  });
+
+  describe('reference page', () => {
+    it('serves Swagger UI from the installed package, loading this description', async () => {
+      const page = await server.request(`${V1}/docs`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain(`${V1}/docs/static/swagger-ui-bundle.js`);
+      expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+      const bundle = await server.request(`${V1}/docs/static/swagger-ui-bundle.js`);
+      expect(bundle.status).toBe(200);
+      expect((await bundle.text()).length).toBeGreaterThan(100_000);
+      const initializer = await (await server.request(`${V1}/docs/static/swagger-initializer.js`)).text();
+      expect(initializer).toContain("resolveUrl('./json')");
+      expect(initializer).toContain('"tryItOutEnabled":true');
+      const json = await server.request(`${V1}/docs/json`);
+      expect(await json.json()).toEqual(fullDocument);
+    });
+  });
+});
+
+describe.each(testDialects().map((d) => [d.name, d] as const))('v1 deprecation on %s', (_name, dialect) => {
+  let server: TestServer;
+  let fixture: CompanyFixture;
+  beforeAll(async () => {
+    server = await startTestServer(dialect, { env: { V1_SUNSET: '2027-06-30' } });
+    fixture = await createCompanyFixture(server.ctx);
+  });
+  afterAll(async () => server?.stop());
+
+  it('announces Deprecation, Sunset and Link on every v1 response, errors included', async () => {
+    const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+    const responses = [
+      await server.request(`${V1}/me`, { token }),
+      await server.request(`${V1}/me`),
+      await server.request(`${V1}/employees?limit=0`, { token }),
+      await server.request(`${V1}/no-such-thing`),
+      await server.request(`${V1}/openapi.json`),
+      await server.request(`${V1}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' }),
+    ];
+    expect(responses.map((r) => r.status)).toEqual([200, 401, 422, 404, 200, 400]);
+    for (const response of responses) {
+      expect(response.headers.get('deprecation')).toBe('true');
+      expect(response.headers.get('sunset')).toBe('Wed, 30 Jun 2027 00:00:00 GMT');
+      expect(response.headers.get('link')).toBe(`<${server.listenUrl}${V1}/docs>; rel="deprecation"`);
+    }
+    const health = await server.request('/healthz');
+    expect(health.headers.get('deprecation')).toBeNull();
+    expect(health.headers.get('sunset')).toBeNull();
+  });
+
+  it('marks every operation of the description deprecated', async () => {
+    const document = (await (await server.request(`${V1}/openapi.json`)).json()) as Json;
+    for (const key of operationsOf(document)) expect(operation(document, key).deprecated, key).toBe(true);
+    expect(document.info.description).toContain('Wed, 30 Jun 2027 00:00:00 GMT');
+  });
+
+  it('sends no deprecation headers while v1 is current', async () => {
+    const current = await startTestServer(dialect);
+    try {
+      const response = await current.request(`${V1}/openapi.json`);
+      expect(response.headers.get('deprecation')).toBeNull();
+      expect(response.headers.get('sunset')).toBeNull();
+      expect(response.headers.get('link')).toBeNull();
+    } finally {
+      await current.stop();
+    }
+  });
+
+  it('points Link at the configured page', async () => {
+    const configured = await startTestServer(dialect, {
+      env: { V1_SUNSET: '2027-06-30T12:00:00Z', V1_DEPRECATION_LINK: 'https://punchclock.example.com/v2-migration' },
+    });
+    try {
+      const response = await configured.request('/api/public/v1/me');
+      expect(response.headers.get('sunset')).toBe('Wed, 30 Jun 2027 12:00:00 GMT');
+      expect(response.headers.get('link')).toBe('<https://punchclock.example.com/v2-migration>; rel="deprecation"');
+    } finally {
+      await configured.stop();
+    }
+  });
+});
