@@ -26,6 +26,9 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
       schema: {
         summary: "List the company's employees",
         operationId: 'listEmployees',
+        description:
+          "Lists the company's employees (never deleted ones), ordered by id, 1 to 100 per page (default 25). " +
+          'Follow `nextCursor` as `cursor` while `hasMore` is true; cursors are opaque.',
         tags: ['Employees'],
         security: bearerSecurity('employees.read'),
         querystring: EmployeesQuerySchema,
@@ -48,6 +51,9 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
       schema: {
         summary: "Set or clear an employee's external (badge / HRIS) id",
         operationId: 'setEmployeeExternalId',
+        description:
+          'Sets the external id (at most 64 characters, case-sensitive, unique in the company); null or blank clears it. ' +
+          'A value already held by another employee gives 409 `already_exists`. With `X-Service-Dry-Run: true` nothing is stored.',
         tags: ['Employees'],
         security: bearerSecurity('attendance.record'),
         params: ExternalIdParamsSchema,

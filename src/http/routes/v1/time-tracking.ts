@@ -45,6 +45,11 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       schema: {
         summary: 'Record a clock event (clock_in, clock_out or toggle)',
         operationId: 'recordClockEvent',
+        description:
+          '`toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. ' +
+          "`occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. " +
+          '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
+          'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).',
         tags: ['Time tracking'],
         security: bearerSecurity('attendance.record'),
         headers: WriteHeadersSchema,
@@ -77,6 +82,9 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       schema: {
         summary: 'Record a completed shift',
         operationId: 'recordShift',
+        description:
+          'A completed shift, dated by its clock-in day; an overnight shift sets `endsNextDay` and takes no break. ' +
+          'Net working time must be at least 15 minutes and the shift under 24 hours. Submitted for approval.',
         tags: ['Time tracking'],
         security: bearerSecurity('attendance.record'),
         headers: WriteHeadersSchema,
@@ -116,6 +124,9 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
       schema: {
         summary: "List an employee's time entries",
         operationId: 'listTimeEntries',
+        description:
+          "An employee's entries (exactly one of `employeeId` / `externalId`) ordered by work date, then id. " +
+          'The range `from`..`to` spans at most 92 days; by default the last 30 days up to today. Cursor-paginated like every list.',
         tags: ['Time tracking'],
         security: bearerSecurity('attendance.read'),
         querystring: TimeEntriesQuerySchema,

@@ -1,0 +1,32 @@
+#!/usr/bin/env node
+// Writes the published OpenAPI description (as fetched without a token) to a file or stdout. It is
+// served by a real server on a throw-away embedded database, so the file is exactly what clients get.
+// PUBLIC_BASE_URL fixes `servers` (default http://127.0.0.1:3000, the server's own default).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadConfig } from '../dist/config.js';
+import { startServer } from '../dist/server.js';
+
+const output = process.argv[2];
+const dir = mkdtempSync(join(tmpdir(), 'punchclock-openapi-'));
+try {
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'export.sqlite')}`,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? 'http://127.0.0.1:3000',
+  });
+  const server = await startServer(config, { logger: false });
+  try {
+    const response = await fetch(`${server.listenUrl}/api/public/v1/openapi.json`);
+    if (response.status !== 200) throw new Error(`openapi.json answered ${response.status}`);
+    const text = `${JSON.stringify(await response.json(), null, 2)}\n`;
+    if (output) writeFileSync(output, text);
+    else process.stdout.write(text);
+  } finally {
+    await server.close();
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
