@@ -13,6 +13,7 @@ const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
 
 // Loosely typed on purpose: this module edits the generated document as plain JSON.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = Record<string, any>;
 
 /** The route-schema `security` of an operation that needs `scope` (null: any valid token). */

@@ -80,6 +80,8 @@ function messageOf(error: ErrorObject): string {
       return 'is required';
     case 'additionalProperties':
       return 'is not a known field';
+    case 'pattern':
+      return 'contains a character that is not allowed';
     case 'format':
       return `must be a valid ${String(error.params.format)}`;
     default:

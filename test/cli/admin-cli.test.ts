@@ -86,6 +86,7 @@ const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UNKNOWN_ID = '01a1f000-0000-7000-8000-000000000000';
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed CLI output is checked field by field.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = any;
 
 interface CliResult {

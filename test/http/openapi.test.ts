@@ -10,6 +10,7 @@ import {
   type TestServer,
 } from '../support/server.js';
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = Record<string, any>;
 const V1 = '/api/public/v1';
 const PUBLIC_BASE_URL = 'https://punchclock.example.com';

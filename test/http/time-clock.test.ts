@@ -485,6 +485,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         expect(await invalid(tenant, { ...base, type: 'punch' })).toEqual(['type']);
         expect(await invalid(tenant, { ...base, deviceId: 'd'.repeat(65) })).toEqual(['deviceId']);
         expect(await invalid(tenant, { ...base, note: 'n'.repeat(501) })).toEqual(['note']);
+        // NUL cannot be stored in PostgreSQL text: refused up front on both databases, never a 500.
+        expect(await invalid(tenant, { ...base, deviceId: 'TERM\u00001' })).toEqual(['deviceId']);
+        expect(await invalid(tenant, { ...base, note: 'late\u0000' })).toEqual(['note']);
         expect(await invalid(tenant, { ...base, colour: 'red' })).toEqual(['colour']);
         expect(await invalid(tenant, { ...base, employee: { externalId: 0 } })).toEqual([
           'employee.externalId',

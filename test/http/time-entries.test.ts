@@ -140,6 +140,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         ['2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { breakMinutes: 1.5 }, 'breakMinutes'],
         ['2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { breakMinutes: '30' }, 'breakMinutes'],
         ['2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { note: 'n'.repeat(501) }, 'note'],
+        ['2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { note: 'a\u0000b' }, 'note'],
         ['2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { deviceId: 'x' }, 'deviceId'],
         ['2026-11-10T07:00:00', '2026-11-10T09:00:00Z', {}, 'clockIn'],
         ['2026-11-10T07:00:00Z', '2026-11-10T09:00', {}, 'clockOut'],

@@ -3,6 +3,10 @@ import { type TSchema, Type } from '@sinclair/typebox';
 /** The same schema with the description the response documents. */
 export const described = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description });
 
+// PostgreSQL text cannot hold NUL (the insert fails), so free text refuses it up front with a 422.
+const NO_NUL = '^[^\\u0000]*$';
+const FreeText = (maxLength: number) => Type.String({ maxLength, pattern: NO_NUL });
+
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Guid = Type.String({ format: 'uuid' });
@@ -139,8 +143,8 @@ export const ClockEventBodySchema = Type.Object(
       format: 'date-time',
       description: 'RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past',
     }),
-    deviceId: Type.Optional(Nullable(Type.String({ maxLength: 64 }))),
-    note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    deviceId: Type.Optional(Nullable(FreeText(64))),
+    note: Type.Optional(Nullable(FreeText(500))),
   },
   { additionalProperties: false },
 );
@@ -157,7 +161,7 @@ export const ShiftBodySchema = Type.Object(
       description: 'after clockIn and under 24 hours later; at most 5 minutes in the future',
     }),
     breakMinutes: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 1440 }))),
-    note: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    note: Type.Optional(Nullable(FreeText(500))),
   },
   { additionalProperties: false },
 );
