@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../support/databases.js';
 import { testDialects } from '../support/databases.js';
+import { contractRequester } from '../support/server.js';
 
 const CLI = 'dist/cli/main.js';
 
@@ -65,7 +66,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('punchclock serve
       expect(curl).not.toBeNull();
       const [, tokenUrl, clientId, secret] = curl!;
       expect(tokenUrl).toBe(`${server.url}/api/public/v1/oauth/token`);
-      const tokenResponse = await fetch(tokenUrl!, {
+      // The process's own description holds what it answers, as in every HTTP test.
+      const description = await (await fetch(`${server.url}/api/public/v1/openapi.json`)).json();
+      const request = contractRequester({ app: { swagger: () => description }, listenUrl: server.url });
+      const tokenResponse = await request('/api/public/v1/oauth/token', {
         method: 'POST',
         headers: {
           authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}`,
@@ -76,7 +80,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('punchclock serve
       expect(tokenResponse.status).toBe(200);
       const { access_token: token } = (await tokenResponse.json()) as { access_token: string };
 
-      const me = await fetch(`${server.url}/api/public/v1/me`, {
+      const me = await request('/api/public/v1/me', {
         headers: { authorization: `Bearer ${token}`, 'x-correlation-id': 'trace-123' },
       });
       expect(me.status).toBe(200);
@@ -84,8 +88,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('punchclock serve
       expect((await fetch(`${server.url}/healthz`)).status).toBe(200);
       expect((await fetch(`${server.url}/readyz`)).status).toBe(200);
       // A secret sent where it must not be is refused, and still never reaches the logs.
-      const leaked = await fetch(
-        `${server.url}/api/public/v1/oauth/token?client_secret=${encodeURIComponent(secret!)}`,
+      const leaked = await request(
+        `/api/public/v1/oauth/token?client_secret=${encodeURIComponent(secret!)}`,
         {
           method: 'POST',
           headers: { 'content-type': 'application/x-www-form-urlencoded' },
