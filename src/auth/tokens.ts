@@ -16,6 +16,8 @@ export const TOKEN_LIFETIME_SECONDS = 900;
 const ALGORITHM = 'ES256';
 const CLOCK_TOLERANCE_SECONDS = 30;
 const KEY_RELOAD_INTERVAL_MS = 5_000;
+/** Verified tokens remembered per process; a client reuses its token for up to 15 minutes. */
+const VERIFIED_CACHE_SIZE = 10_000;
 
 export type PrincipalKind = 'api_key' | 'user';
 
@@ -42,6 +44,15 @@ export class TokenService {
   private signing: { kid: string; privateKey: CryptoKey } | null = null;
   private readonly keys = new Map<string, LoadedKey>();
   private lastReload = 0;
+  /*
+   * Checking an ES256 signature was the largest single cost of an authenticated request (about a
+   * third of GET /me). A token is immutable, so once its signature, issuer and audience have been
+   * checked, the same string needs only its expiry re-checked: tokens that verified are remembered
+   * by their exact text (nothing else can hit the entry), until they expire or are pushed out by
+   * newer ones. Revocation is unaffected: the principal is still checked against the database on
+   * every request (use-cases/api/authentication.ts). Failures are never remembered.
+   */
+  private readonly verified = new Map<string, TokenClaims>();
 
   constructor(
     private readonly db: Db,
@@ -148,6 +159,22 @@ export class TokenService {
 
   /** The claims of a valid token, or null for anything forged, altered, expired or malformed. */
   async verify(token: string): Promise<TokenClaims | null> {
+    const known = this.verified.get(token);
+    if (known !== undefined) {
+      // jose's rule: expired once exp <= now - tolerance.
+      if (known.expiresAt.getTime() > this.now() - CLOCK_TOLERANCE_SECONDS * 1000) return known;
+      this.verified.delete(token);
+      return null;
+    }
+    const claims = await this.verifySignedToken(token);
+    if (claims !== null) {
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(token, claims);
+    }
+    return claims;
+  }
+
+  private async verifySignedToken(token: string): Promise<TokenClaims | null> {
     let payload: JWTPayload;
     try {
       ({ payload } = await jwtVerify(token, this.resolveKey, {
@@ -178,13 +205,14 @@ export class TokenService {
     )
       return null;
     if (pty !== 'api_key' && pty !== 'user') return null;
-    return {
+    // Frozen: the same object answers every later request with this token.
+    return Object.freeze({
       principal: pty,
       subject: sub,
       companyId: cid,
-      scopes: scope === '' ? [] : scope.split(' '),
+      scopes: Object.freeze(scope === '' ? [] : scope.split(' ')) as string[],
       clientId: typeof clientId === 'string' ? clientId : null,
       expiresAt: new Date(exp * 1000),
-    };
+    });
   }
 }

@@ -59,6 +59,36 @@ class ImmediateTransactionSqliteDialect extends SqliteDialect {
   }
 }
 
+const STATEMENT_CACHE_SIZE = 500;
+
+/*
+ * Kysely's SQLite driver calls `prepare` for every query, and preparing (parsing and planning the SQL)
+ * cost about as much as running the query itself on the hot paths. Statements are reusable, so the
+ * database handed to Kysely keeps the most recently used ones by SQL text. A statement still busy
+ * (an unfinished `iterate`) is never handed out twice.
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(sql: string) {
+      const cached = cache.get(sql);
+      if (cached !== undefined && !cached.busy) {
+        // Refresh its place: Map order is the eviction order.
+        cache.delete(sql);
+        cache.set(sql, cached);
+        return cached;
+      }
+      const statement = database.prepare(sql);
+      if (cached === undefined) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(sql, statement);
+      }
+      return statement;
+    },
+  };
+}
+
 function openSqlite(path: string): SqliteDatabase.Database {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new SqliteDatabase(path);
@@ -72,7 +102,7 @@ function openSqlite(path: string): SqliteDatabase.Database {
 export function createStore(location: DatabaseUrl, options: { poolSize?: number } = {}): Store {
   if (location.kind === 'sqlite') {
     const db = new Kysely<Database>({
-      dialect: new ImmediateTransactionSqliteDialect({ database: openSqlite(location.path) }),
+      dialect: new ImmediateTransactionSqliteDialect({ database: withStatementCache(openSqlite(location.path)) }),
     });
     return {
       db,

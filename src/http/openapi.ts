@@ -173,6 +173,19 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
     return document;
   };
 
+  // The reference page may be opened under any name of the host (localhost, a LAN address, 0.0.0.0),
+  // and the server sends no CORS headers: its copy points at its own origin rather than PUBLIC_BASE_URL.
+  let pageDocument: Json | undefined;
+  const forPage = (): Json => {
+    if (!pageDocument) {
+      pageDocument = structuredClone(publishedFor(null));
+      const basePath = new URL(services.urls.publicBaseUrl).pathname.replace(/\/+$/, '');
+      pageDocument.servers = [{ url: basePath || '/', description: 'This deployment' }];
+      pageDocument.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl = `${basePath}${TOKEN_PATH}`;
+    }
+    return pageDocument;
+  };
+
   const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null);
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No token: the whole description. A token: only what it may call; a bad token is refused, not ignored.
@@ -189,7 +202,7 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
       persistAuthorization: false,
       showCommonExtensions: true,
     },
-    transformSpecification: () => publishedFor(null),
+    transformSpecification: () => forPage(),
     transformSpecificationClone: false,
   });
 }

@@ -278,8 +278,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI descript
       const initializer = await (await server.request(`${V1}/docs/static/swagger-initializer.js`)).text();
       expect(initializer).toContain("resolveUrl('./json')");
       expect(initializer).toContain('"tryItOutEnabled":true');
-      const json = await server.request(`${V1}/docs/json`);
-      expect(await json.json()).toEqual(fullDocument);
+      // The page's copy is the same description with origin-relative URLs, so it works under any host name.
+      const pageDocument = (await (await server.request(`${V1}/docs/json`)).json()) as Json;
+      expect(pageDocument.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+      expect(pageDocument.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${V1}/oauth/token`);
+      expect({ ...pageDocument, servers: fullDocument.servers, components: fullDocument.components }).toEqual(fullDocument);
     });
   });
 });

@@ -1,18 +1,32 @@
 import type { Executor } from '../database.js';
+import { prepareQuery } from '../prepared.js';
 import type { EmployeeRow } from '../schema.js';
+
+// The lookups below run on every write and most reads: compiled once (see prepared.ts).
+const byId = prepareQuery(2, (db, companyId: string, employeeId: string) =>
+  db
+    .selectFrom('employees')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', employeeId)
+    .where('deleted_at', 'is', null),
+);
+
+const byExternalId = prepareQuery(2, (db, companyId: string, externalId: string) =>
+  db
+    .selectFrom('employees')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('external_id', '=', externalId)
+    .where('deleted_at', 'is', null),
+);
 
 export async function findEmployeeById(
   db: Executor,
   companyId: string,
   employeeId: string,
 ): Promise<EmployeeRow | undefined> {
-  return db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', employeeId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return byId.executeTakeFirst(db, companyId, employeeId);
 }
 
 export async function findEmployeeByExternalId(
@@ -20,29 +34,116 @@ export async function findEmployeeByExternalId(
   companyId: string,
   externalId: string,
 ): Promise<EmployeeRow | undefined> {
-  return db
+  return byExternalId.executeTakeFirst(db, companyId, externalId);
+}
+
+/** An employee with the time zone of their workplace (null without a workplace or a zone). */
+export type EmployeeWithZone = EmployeeRow & { workplace_time_zone: string | null };
+
+const byIdWithZone = prepareQuery(2, (db, companyId: string, employeeId: string) =>
+  db
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .selectAll('e')
+    .select('w.time_zone as workplace_time_zone')
+    .where('e.company_id', '=', companyId)
+    .where('e.id', '=', employeeId)
+    .where('e.deleted_at', 'is', null),
+);
+
+const byExternalIdWithZone = prepareQuery(2, (db, companyId: string, externalId: string) =>
+  db
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .selectAll('e')
+    .select('w.time_zone as workplace_time_zone')
+    .where('e.company_id', '=', companyId)
+    .where('e.external_id', '=', externalId)
+    .where('e.deleted_at', 'is', null),
+);
+
+export async function findEmployeeWithZoneById(
+  db: Executor,
+  companyId: string,
+  employeeId: string,
+): Promise<EmployeeWithZone | undefined> {
+  return byIdWithZone.executeTakeFirst(db, companyId, employeeId);
+}
+
+export async function findEmployeeWithZoneByExternalId(
+  db: Executor,
+  companyId: string,
+  externalId: string,
+): Promise<EmployeeWithZone | undefined> {
+  return byExternalIdWithZone.executeTakeFirst(db, companyId, externalId);
+}
+
+const pageFirst = prepareQuery(2, (db, companyId: string, limit: number) =>
+  db
     .selectFrom('employees')
     .selectAll()
     .where('company_id', '=', companyId)
-    .where('external_id', '=', externalId)
     .where('deleted_at', 'is', null)
-    .executeTakeFirst();
-}
+    .orderBy('id')
+    .limit(limit),
+);
+const pageAfter = prepareQuery(3, (db, companyId: string, afterId: string, limit: number) =>
+  db
+    .selectFrom('employees')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(limit),
+);
+const pageFirstWithStatus = prepareQuery(3, (db, companyId: string, status: string, limit: number) =>
+  db
+    .selectFrom('employees')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .where('status', '=', status)
+    .orderBy('id')
+    .limit(limit),
+);
+const pageAfterWithStatus = prepareQuery(
+  4,
+  (db, companyId: string, status: string, afterId: string, limit: number) =>
+    db
+      .selectFrom('employees')
+      .selectAll()
+      .where('company_id', '=', companyId)
+      .where('deleted_at', 'is', null)
+      .where('status', '=', status)
+      .where('id', '>', afterId)
+      .orderBy('id')
+      .limit(limit),
+);
 
 export async function listEmployeesPage(
   db: Executor,
   companyId: string,
   options: { status: string | null; afterId: string | null; limit: number },
 ): Promise<EmployeeRow[]> {
-  let query = db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('deleted_at', 'is', null);
-  if (options.status) query = query.where('status', '=', options.status);
-  if (options.afterId) query = query.where('id', '>', options.afterId);
-  return query.orderBy('id').limit(options.limit).execute();
+  const { status, afterId, limit } = options;
+  if (status) {
+    return afterId
+      ? pageAfterWithStatus.execute(db, companyId, status, afterId, limit)
+      : pageFirstWithStatus.execute(db, companyId, status, limit);
+  }
+  return afterId ? pageAfter.execute(db, companyId, afterId, limit) : pageFirst.execute(db, companyId, limit);
 }
+
+const effectiveSchedule = prepareQuery(2, (db, employeeId: string, workDate: string) =>
+  db
+    .selectFrom('employee_schedules')
+    .select('schedule_id')
+    .where('employee_id', '=', employeeId)
+    .where('effective_from', '<=', workDate)
+    .orderBy('effective_from', 'desc')
+    .limit(1),
+);
 
 /** The schedule in force on a work date: the latest assignment whose start is on or before it. */
 export async function findEffectiveScheduleId(
@@ -50,14 +151,7 @@ export async function findEffectiveScheduleId(
   employeeId: string,
   workDate: string,
 ): Promise<string | null> {
-  const row = await db
-    .selectFrom('employee_schedules')
-    .select('schedule_id')
-    .where('employee_id', '=', employeeId)
-    .where('effective_from', '<=', workDate)
-    .orderBy('effective_from', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const row = await effectiveSchedule.executeTakeFirst(db, employeeId, workDate);
   return row?.schedule_id ?? null;
 }
 

@@ -14,6 +14,7 @@ export const DateString = Type.String({ format: 'date', description: 'YYYY-MM-DD
 export const TimeString = Type.String({
   pattern: '^\\d{2}:\\d{2}:\\d{2}$',
   description: 'HH:MM:SS wall-clock',
+  examples: ['09:00:00'],
 });
 export const DateTimeString = Type.String({ format: 'date-time' });
 export const EntryStatus = Type.Union(
