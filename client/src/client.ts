@@ -1,0 +1,219 @@
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { PunchclockError } from './errors.js';
+import type { paths } from './schema.js';
+import { TokenCache } from './token.js';
+import { createTransport, type FetchLike } from './transport.js';
+import type {
+  ClockEventInput,
+  Employee,
+  EmployeeListQuery,
+  EmployeePage,
+  ExternalIdResult,
+  Page,
+  ShiftInput,
+  TimeEntry,
+  TimeEntryListQuery,
+  TimeEntryPage,
+  TokenDescription,
+  WriteResult,
+} from './types.js';
+
+export interface PunchclockClientOptions {
+  /** The server's base address, e.g. `https://punchclock.example.com` (the API is under `/api/public/v1`). */
+  baseUrl: string;
+  /** The API key's client id (`svc_…`). */
+  clientId: string;
+  /** The API key itself (the client secret, shown once when the key was created). */
+  clientSecret: string;
+  /** Replaces the global `fetch` (tests, proxies, instrumentation). Receives a `Request`. */
+  fetch?: FetchLike;
+  /** Clock used for the token's expiry, in epoch milliseconds. Default `Date.now`. */
+  now?: () => number;
+  /** How the client waits before a retry (429 `Retry-After`, backoff). Default `setTimeout`. */
+  sleep?: (milliseconds: number) => Promise<void>;
+  /**
+   * Resends of one call after 429 (waiting `Retry-After`), 502/503/504, `409 idempotency_in_flight`
+   * or a network error. Default 3. A 401 is always retried once, after a new token.
+   */
+  maxRetries?: number;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+export interface WriteOptions extends CallOptions {
+  /** `true`: every check runs, nothing is stored; the answer has `dryRun: true`. Default false. */
+  dryRun?: boolean;
+  /**
+   * The write's `Idempotency-Key` (at most 128 characters). Default: a new random UUID per call.
+   * Pass your own to make a write safe to repeat across process restarts. The client's own retries
+   * always reuse the key of the call.
+   */
+  idempotencyKey?: string;
+}
+
+/** The query of `timeEntries()`: that of `listTimeEntries()` without the cursor, which it follows itself. */
+export type TimeEntryIterationQuery = TimeEntryListQuery extends infer Q
+  ? Q extends unknown
+    ? Omit<Q, 'cursor'>
+    : never
+  : never;
+
+export interface PunchclockClient {
+  /** GET /me: the calling key, its company, scopes and token expiry. */
+  me(options?: CallOptions): Promise<TokenDescription>;
+  /** GET /employees: one page (up to `limit`, default 25), ordered by id. */
+  listEmployees(query?: EmployeeListQuery, options?: CallOptions): Promise<EmployeePage>;
+  /** Every employee matching `query`, following `nextCursor` page after page. */
+  employees(query?: Omit<EmployeeListQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Employee, void, undefined>;
+  /** PUT /employees/{id}/external-id: sets (or, with null or blank, clears) the badge / HRIS id. */
+  setExternalId(
+    id: string,
+    externalId: string | null,
+    options?: WriteOptions,
+  ): Promise<ExternalIdResult>;
+  /** POST /time-clock/events: clock_in, clock_out or toggle. */
+  recordClockEvent(body: ClockEventInput, options?: WriteOptions): Promise<WriteResult>;
+  /** POST /time-entries: a completed shift. */
+  recordShift(body: ShiftInput, options?: WriteOptions): Promise<WriteResult>;
+  /** GET /time-entries: one page of an employee's entries, ordered by work date, then id. */
+  listTimeEntries(query: TimeEntryListQuery, options?: CallOptions): Promise<TimeEntryPage>;
+  /** Every time entry matching `query`, following `nextCursor` page after page. */
+  timeEntries(query: TimeEntryIterationQuery, options?: CallOptions): AsyncGenerator<TimeEntry, void, undefined>;
+  /**
+   * The underlying openapi-fetch client, typed from the description, with the same token handling,
+   * Idempotency-Key and retries: for anything the methods above do not cover.
+   */
+  readonly raw: Client<paths>;
+}
+
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * openapi-fetch middleware: every write carries an `Idempotency-Key` (a random UUID unless the call
+ * set one). It runs before the transport, so the client's own retries send the same key.
+ */
+export const idempotencyKeyMiddleware: Middleware = {
+  onRequest({ request }) {
+    if (WRITE_METHODS.has(request.method) && !request.headers.has('idempotency-key')) {
+      request.headers.set('idempotency-key', globalThis.crypto.randomUUID());
+    }
+    return request;
+  },
+};
+
+export function createPunchclockClient(options: PunchclockClientOptions): PunchclockClient {
+  if (!options.baseUrl) throw new TypeError('baseUrl is required');
+  if (!options.clientId || !options.clientSecret) throw new TypeError('clientId and clientSecret are required');
+  const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/public\/v1$/, '');
+  const transportOptions = {
+    fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
+    maxRetries: options.maxRetries ?? 3,
+  };
+  const tokens = new TokenCache({
+    ...transportOptions,
+    baseUrl,
+    clientId: options.clientId,
+    clientSecret: options.clientSecret,
+  });
+  const raw = createClient<paths>({ baseUrl, fetch: createTransport(transportOptions, tokens) });
+  raw.use(idempotencyKeyMiddleware);
+
+  function unwrap<T>(operation: string, result: { data?: T; error?: unknown; response: Response }): T {
+    if (!result.response.ok || result.data === undefined)
+      throw PunchclockError.fromResponse(operation, result.response, result.error);
+    return result.data;
+  }
+
+  function writeHeaders(write: WriteOptions | undefined) {
+    return {
+      'X-Service-Dry-Run': write?.dryRun === true ? ('true' as const) : ('false' as const),
+      ...(write?.idempotencyKey !== undefined ? { 'Idempotency-Key': write.idempotencyKey } : {}),
+    };
+  }
+
+  async function* paginate<T>(
+    fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+  ): AsyncGenerator<T, void, undefined> {
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await fetchPage(cursor);
+      yield* page.items;
+      if (!page.hasMore || page.nextCursor === null) return;
+      cursor = page.nextCursor;
+    }
+  }
+
+  const client: PunchclockClient = {
+    raw,
+
+    async me(call) {
+      return unwrap('describeToken', await raw.GET('/api/public/v1/me', { signal: call?.signal }));
+    },
+
+    async listEmployees(query = {}, call) {
+      return unwrap(
+        'listEmployees',
+        await raw.GET('/api/public/v1/employees', { params: { query }, signal: call?.signal }),
+      );
+    },
+
+    employees(query = {}, call) {
+      return paginate((cursor) => client.listEmployees(cursor === undefined ? query : { ...query, cursor }, call));
+    },
+
+    async setExternalId(id, externalId, write) {
+      const { 'Idempotency-Key': idempotencyKey, ...header } = writeHeaders(write);
+      return unwrap(
+        'setEmployeeExternalId',
+        await raw.PUT('/api/public/v1/employees/{id}/external-id', {
+          params: { path: { id }, header },
+          // The description declares no Idempotency-Key here (a PUT is idempotent by itself); it is
+          // sent like on every write, the caller's or else the middleware's.
+          headers: idempotencyKey === undefined ? undefined : { 'Idempotency-Key': idempotencyKey },
+          body: { externalId },
+          signal: write?.signal,
+        }),
+      );
+    },
+
+    async recordClockEvent(body, write) {
+      return unwrap(
+        'recordClockEvent',
+        await raw.POST('/api/public/v1/time-clock/events', {
+          params: { header: writeHeaders(write) },
+          body,
+          signal: write?.signal,
+        }),
+      );
+    },
+
+    async recordShift(body, write) {
+      return unwrap(
+        'recordShift',
+        await raw.POST('/api/public/v1/time-entries', {
+          params: { header: writeHeaders(write) },
+          body,
+          signal: write?.signal,
+        }),
+      );
+    },
+
+    async listTimeEntries(query, call) {
+      return unwrap(
+        'listTimeEntries',
+        await raw.GET('/api/public/v1/time-entries', { params: { query }, signal: call?.signal }),
+      );
+    },
+
+    timeEntries(query, call) {
+      return paginate((cursor) =>
+        client.listTimeEntries((cursor === undefined ? query : { ...query, cursor }) as TimeEntryListQuery, call),
+      );
+    },
+  };
+  return client;
+}

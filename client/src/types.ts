@@ -1,0 +1,66 @@
+// Named shapes of the Punchclock public API v1, derived from the generated description types
+// (schema.ts, from openapi.json) so they cannot drift from it. The description inlines every
+// schema, so the names live here rather than under components.schemas.
+import type { operations } from './schema.js';
+
+type Responses<K extends keyof operations> = operations[K]['responses'];
+type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
+type ProblemBody<R> = R extends { content: { 'application/problem+json': infer B } } ? B : never;
+type RequestJson<K extends keyof operations> = operations[K] extends {
+  requestBody: { content: { 'application/json': infer B } };
+}
+  ? B
+  : never;
+
+/** POST /oauth/token, 200. */
+export type TokenResponse = JsonBody<Responses<'issueToken'>[200]>;
+/** POST /oauth/token errors: OAuth's own JSON `{ error, error_description }`. */
+export type OAuthErrorBody = JsonBody<Responses<'issueToken'>[400 | 401 | 429 | 500]>;
+
+/** GET /me: who the token acts for, its scopes and expiry. */
+export type TokenDescription = JsonBody<Responses<'describeToken'>[200]>;
+
+/** A page of a list endpoint. */
+export interface Page<T> {
+  items: T[];
+  /** Opaque; null on the last page. */
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export type EmployeePage = JsonBody<Responses<'listEmployees'>[200]>;
+export type Employee = EmployeePage['items'][number];
+export type EmployeeListQuery = NonNullable<operations['listEmployees']['parameters']['query']>;
+export type EmployeeStatus = NonNullable<EmployeeListQuery['status']>;
+
+/** PUT /employees/{id}/external-id, 200. */
+export type ExternalIdResult = JsonBody<Responses<'setEmployeeExternalId'>[200]>;
+
+/** POST /time-clock/events body. */
+export type ClockEventInput = RequestJson<'recordClockEvent'>;
+export type ClockEventType = ClockEventInput['type'];
+/** Names an employee in a request: at least one of `id` / `externalId`. */
+export type EmployeeSelector = ClockEventInput['employee'];
+/** POST /time-entries body (a completed shift). */
+export type ShiftInput = RequestJson<'recordShift'>;
+/** The result of a clock event or a shift (201 recorded, 200 dry run or duplicate). */
+export type WriteResult = JsonBody<Responses<'recordClockEvent'>[201]>;
+
+export type TimeEntryPage = JsonBody<Responses<'listTimeEntries'>[200]>;
+export type TimeEntry = TimeEntryPage['items'][number];
+type RawTimeEntryQuery = NonNullable<operations['listTimeEntries']['parameters']['query']>;
+/**
+ * GET /time-entries query: exactly one of `employeeId` / `externalId` (the description can only say
+ * both are optional; the server answers 422 otherwise).
+ */
+export type TimeEntryListQuery = Omit<RawTimeEntryQuery, 'employeeId' | 'externalId'> &
+  ({ employeeId: string; externalId?: never } | { externalId: string; employeeId?: never });
+
+/** Any problem document (RFC 9457) an operation of the description may answer with. */
+export type Problem = {
+  [K in keyof operations]: ProblemBody<Responses<K>[keyof Responses<K>]>;
+}[keyof operations];
+/** One entry of a 422 problem's `errors[]`. */
+export type FieldError = NonNullable<Problem['errors']>[number];
+/** Every `error` name the description lists, problem documents and the token endpoint's alike. */
+export type ErrorName = Problem['error'] | OAuthErrorBody['error'];
