@@ -131,7 +131,187 @@ export interface paths {
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: never;
+    schemas: {
+        EmployeePage: {
+            items: components["schemas"]["EmployeeListItem"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        TimeEntryPage: {
+            items: components["schemas"]["TimeEntry"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        EmployeeListItem: {
+            /** Format: uuid */
+            id: string;
+            externalId: string | null;
+            firstName: string | null;
+            lastName: string | null;
+            email: string;
+            /** @description active, inactive, on_leave, suspended, terminated; may grow */
+            status: string;
+            departmentId: string | null;
+            positionId: string | null;
+        };
+        TimeEntry: {
+            /** Format: uuid */
+            id: string;
+            employee: components["schemas"]["EmployeeRef"];
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            workDate: string;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
+            startTime: string;
+            endTime: string | null;
+            endsNextDay: boolean;
+            /** @description net working time in hours, rounded to 2 decimals; 0 while open */
+            totalHours: number;
+            breakMinutes: number | null;
+            /** @description open, pending_approval, approved, draft, rejected; may grow */
+            status: string;
+            /** @description origin of the entry; an open list: time_clock, api_shift; may grow */
+            source: string;
+            approvedAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WriteResult: {
+            timeEntryId: string | null;
+            employee: components["schemas"]["EmployeeRef"];
+            /** @enum {string} */
+            type: "clock_in" | "clock_out" | "shift";
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            workDate: string;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
+            time: string;
+            /** @description IANA zone id, or the literal `offset` when the sent offset was kept */
+            timeZone: string;
+            /** Format: date-time */
+            occurredAt: string;
+            endsNextDay: boolean;
+            status: string;
+            dryRun: boolean;
+            startTime: string | null;
+            endTime: string | null;
+            totalHours: number | null;
+        };
+        ClockEvent: {
+            employee: components["schemas"]["EmployeeSelector"];
+            /**
+             * @description `toggle`: `clock_out` when a session is open, else `clock_in`
+             * @enum {string}
+             */
+            type: "clock_in" | "clock_out" | "toggle";
+            /**
+             * Format: date-time
+             * @description RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past
+             */
+            occurredAt: string;
+            deviceId?: string | null;
+            note?: string | null;
+        };
+        Shift: {
+            employee: components["schemas"]["EmployeeSelector"];
+            /**
+             * Format: date-time
+             * @description RFC 3339 with offset; at most 30 days in the past
+             */
+            clockIn: string;
+            /**
+             * Format: date-time
+             * @description after clockIn and under 24 hours later; at most 5 minutes in the future
+             */
+            clockOut: string;
+            breakMinutes?: number | null;
+            note?: string | null;
+        };
+        ExternalIdUpdate: {
+            externalId: string | null;
+        };
+        ExternalIdResult: {
+            /** Format: uuid */
+            id: string;
+            externalId: string | null;
+            dryRun: boolean;
+        };
+        TokenDescription: {
+            /** @description api_key or user; may grow */
+            principal: string;
+            /** Format: uuid */
+            id: string;
+            publicId: string | null;
+            /** Format: uuid */
+            companyId: string;
+            scopes: {
+                id: string;
+                permission: number;
+                label: string;
+            }[];
+            tokenExpiresAt: string | null;
+            rateLimit: {
+                requestsPerMinute: number;
+                tokenRequestsPerMinute: number;
+            };
+            dryRunHeader: string;
+        };
+        /** @description OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string */
+        TokenRequest: {
+            /** @enum {string} */
+            grant_type: "client_credentials";
+            /** @description the key's public id, with or without the `svc_` prefix; must match the key */
+            client_id?: string;
+            /** @description the whole API key; omit it when the key is sent as the HTTP Basic password */
+            client_secret?: string;
+        };
+        /** @description An access token; there is no refresh token, exchange the key again on expiry */
+        TokenResponse: {
+            /** @description a JWT; send it as `Authorization: Bearer <token>` */
+            access_token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** @description seconds; 900 */
+            expires_in: number;
+        };
+        /** @description At least one of id / externalId; both must name the same person */
+        EmployeeSelector: {
+            id?: string | null;
+            externalId?: string | null;
+        };
+        EmployeeRef: {
+            /** Format: uuid */
+            id: string;
+            externalId: string | null;
+        };
+        FieldError: {
+            field: string;
+            message: string;
+            code: string | null;
+        };
+        /** @description RFC 9457 problem details */
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail: string | null;
+            instance: string | null;
+            code: number;
+            error: string;
+            correlationId: string | null;
+            errors: components["schemas"]["FieldError"][] | null;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
@@ -171,14 +351,7 @@ export interface operations {
         /** @description OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string */
         requestBody: {
             content: {
-                "application/x-www-form-urlencoded": {
-                    /** @enum {string} */
-                    grant_type: "client_credentials";
-                    /** @description the key's public id, with or without the `svc_` prefix; must match the key */
-                    client_id?: string;
-                    /** @description the whole API key; omit it when the key is sent as the HTTP Basic password */
-                    client_secret?: string;
-                };
+                "application/x-www-form-urlencoded": components["schemas"]["TokenRequest"];
             };
         };
         responses: {
@@ -195,14 +368,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description a JWT; send it as `Authorization: Bearer <token>` */
-                        access_token: string;
-                        /** @enum {string} */
-                        token_type: "Bearer";
-                        /** @description seconds; 900 */
-                        expires_in: number;
-                    };
+                    "application/json": components["schemas"]["TokenResponse"];
                 };
             };
             /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: invalid_request, unsupported_grant_type */
@@ -310,26 +476,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** @description api_key or user; may grow */
-                        principal: string;
-                        /** Format: uuid */
-                        id: string;
-                        publicId: string | null;
-                        /** Format: uuid */
-                        companyId: string;
-                        scopes: {
-                            id: string;
-                            permission: number;
-                            label: string;
-                        }[];
-                        tokenExpiresAt: string | null;
-                        rateLimit: {
-                            requestsPerMinute: number;
-                            tokenRequestsPerMinute: number;
-                        };
-                        dryRunHeader: string;
-                    };
+                    "application/json": components["schemas"]["TokenDescription"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -345,25 +492,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -380,25 +516,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden";
+                        /** @enum {integer} */
+                        code?: 1404;
                     };
                 };
             };
@@ -415,25 +540,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -449,25 +563,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };
@@ -498,22 +601,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            /** Format: uuid */
-                            id: string;
-                            externalId: string | null;
-                            firstName: string | null;
-                            lastName: string | null;
-                            email: string;
-                            /** @description active, inactive, on_leave, suspended, terminated; may grow */
-                            status: string;
-                            departmentId: string | null;
-                            positionId: string | null;
-                        }[];
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    "application/json": components["schemas"]["EmployeePage"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -529,25 +617,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -564,25 +641,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404 | 1403;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden" | "insufficient_scope";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
                     };
                 };
             };
@@ -598,25 +664,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1800;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "validation_failed";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
                     };
                 };
             };
@@ -633,25 +688,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -667,25 +711,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };
@@ -705,9 +738,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    externalId: string | null;
-                };
+                "application/json": components["schemas"]["ExternalIdUpdate"];
             };
         };
         responses: {
@@ -723,12 +754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        /** Format: uuid */
-                        id: string;
-                        externalId: string | null;
-                        dryRun: boolean;
-                    };
+                    "application/json": components["schemas"]["ExternalIdResult"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -744,25 +770,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -779,25 +794,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404 | 1403;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden" | "insufficient_scope";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
                     };
                 };
             };
@@ -813,25 +817,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2404;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "employee_not_found";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };
@@ -847,25 +840,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2911;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "already_exists";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "already_exists";
+                        /** @enum {integer} */
+                        code?: 2911;
                     };
                 };
             };
@@ -881,25 +863,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1413;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "payload_too_large";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
                     };
                 };
             };
@@ -915,25 +886,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1415;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "unsupported_media_type";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
                     };
                 };
             };
@@ -949,25 +909,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1800;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "validation_failed";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
                     };
                 };
             };
@@ -984,25 +933,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -1018,25 +956,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };
@@ -1056,21 +983,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description At least one of id / externalId; both must name the same person */
-                    employee: {
-                        id?: string | null;
-                        externalId?: string | null;
-                    };
-                    type: "clock_in" | "clock_out" | "toggle";
-                    /**
-                     * Format: date-time
-                     * @description RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past
-                     */
-                    occurredAt: string;
-                    deviceId?: string | null;
-                    note?: string | null;
-                };
+                "application/json": components["schemas"]["ClockEvent"];
             };
         };
         responses: {
@@ -1087,35 +1000,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        timeEntryId: string | null;
-                        employee: {
-                            /** Format: uuid */
-                            id: string;
-                            externalId: string | null;
-                        };
-                        type: "clock_in" | "clock_out" | "shift";
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD
-                         */
-                        workDate: string;
-                        /**
-                         * @description HH:MM:SS wall-clock
-                         * @example 09:00:00
-                         */
-                        time: string;
-                        /** @description IANA zone id, or the literal `offset` when the sent offset was kept */
-                        timeZone: string;
-                        /** Format: date-time */
-                        occurredAt: string;
-                        endsNextDay: boolean;
-                        status: string;
-                        dryRun: boolean;
-                        startTime: string | null;
-                        endTime: string | null;
-                        totalHours: number | null;
-                    };
+                    "application/json": components["schemas"]["WriteResult"];
                 };
             };
             /** @description Recorded */
@@ -1131,35 +1016,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        timeEntryId: string | null;
-                        employee: {
-                            /** Format: uuid */
-                            id: string;
-                            externalId: string | null;
-                        };
-                        type: "clock_in" | "clock_out" | "shift";
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD
-                         */
-                        workDate: string;
-                        /**
-                         * @description HH:MM:SS wall-clock
-                         * @example 09:00:00
-                         */
-                        time: string;
-                        /** @description IANA zone id, or the literal `offset` when the sent offset was kept */
-                        timeZone: string;
-                        /** Format: date-time */
-                        occurredAt: string;
-                        endsNextDay: boolean;
-                        status: string;
-                        dryRun: boolean;
-                        startTime: string | null;
-                        endTime: string | null;
-                        totalHours: number | null;
-                    };
+                    "application/json": components["schemas"]["WriteResult"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -1175,25 +1032,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -1210,25 +1056,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404 | 1403 | 2403;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
                     };
                 };
             };
@@ -1245,25 +1080,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2404;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "employee_not_found";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };
@@ -1280,25 +1104,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2904 | 2905 | 2906 | 2907 | 2908 | 2909 | 2910 | 1409;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "already_clocked_in" | "no_open_session" | "clock_out_before_clock_in" | "session_too_long" | "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "idempotency_in_flight";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "already_clocked_in" | "no_open_session" | "clock_out_before_clock_in" | "session_too_long" | "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 2904 | 2905 | 2906 | 2907 | 2908 | 2909 | 2910 | 1409;
                     };
                 };
             };
@@ -1315,25 +1128,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1413;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "payload_too_large";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
                     };
                 };
             };
@@ -1350,25 +1152,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1415;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "unsupported_media_type";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
                     };
                 };
             };
@@ -1385,25 +1176,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1800 | 1801;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "validation_failed" | "idempotency_key_reused";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
                     };
                 };
             };
@@ -1420,25 +1200,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -1454,25 +1223,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };
@@ -1508,41 +1266,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        items: {
-                            /** Format: uuid */
-                            id: string;
-                            employee: {
-                                /** Format: uuid */
-                                id: string;
-                                externalId: string | null;
-                            };
-                            /**
-                             * Format: date
-                             * @description YYYY-MM-DD
-                             */
-                            workDate: string;
-                            /**
-                             * @description HH:MM:SS wall-clock
-                             * @example 09:00:00
-                             */
-                            startTime: string;
-                            endTime: string | null;
-                            endsNextDay: boolean;
-                            /** @description net working time in hours, rounded to 2 decimals; 0 while open */
-                            totalHours: number;
-                            breakMinutes: number | null;
-                            /** @description open, pending_approval, approved, draft, rejected; may grow */
-                            status: string;
-                            /** @description origin of the entry; an open list: time_clock, api_shift; may grow */
-                            source: string;
-                            approvedAt: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
-                        nextCursor: string | null;
-                        hasMore: boolean;
-                    };
+                    "application/json": components["schemas"]["TimeEntryPage"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -1558,25 +1282,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -1593,25 +1306,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404 | 1403 | 2403;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
                     };
                 };
             };
@@ -1627,25 +1329,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2404;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "employee_not_found";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };
@@ -1661,25 +1352,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1800;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "validation_failed";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
                     };
                 };
             };
@@ -1696,25 +1376,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -1730,25 +1399,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };
@@ -1768,25 +1426,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description At least one of id / externalId; both must name the same person */
-                    employee: {
-                        id?: string | null;
-                        externalId?: string | null;
-                    };
-                    /**
-                     * Format: date-time
-                     * @description RFC 3339 with offset; at most 30 days in the past
-                     */
-                    clockIn: string;
-                    /**
-                     * Format: date-time
-                     * @description after clockIn and under 24 hours later; at most 5 minutes in the future
-                     */
-                    clockOut: string;
-                    breakMinutes?: number | null;
-                    note?: string | null;
-                };
+                "application/json": components["schemas"]["Shift"];
             };
         };
         responses: {
@@ -1803,35 +1443,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        timeEntryId: string | null;
-                        employee: {
-                            /** Format: uuid */
-                            id: string;
-                            externalId: string | null;
-                        };
-                        type: "clock_in" | "clock_out" | "shift";
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD
-                         */
-                        workDate: string;
-                        /**
-                         * @description HH:MM:SS wall-clock
-                         * @example 09:00:00
-                         */
-                        time: string;
-                        /** @description IANA zone id, or the literal `offset` when the sent offset was kept */
-                        timeZone: string;
-                        /** Format: date-time */
-                        occurredAt: string;
-                        endsNextDay: boolean;
-                        status: string;
-                        dryRun: boolean;
-                        startTime: string | null;
-                        endTime: string | null;
-                        totalHours: number | null;
-                    };
+                    "application/json": components["schemas"]["WriteResult"];
                 };
             };
             /** @description Recorded and submitted for approval */
@@ -1847,35 +1459,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        timeEntryId: string | null;
-                        employee: {
-                            /** Format: uuid */
-                            id: string;
-                            externalId: string | null;
-                        };
-                        type: "clock_in" | "clock_out" | "shift";
-                        /**
-                         * Format: date
-                         * @description YYYY-MM-DD
-                         */
-                        workDate: string;
-                        /**
-                         * @description HH:MM:SS wall-clock
-                         * @example 09:00:00
-                         */
-                        time: string;
-                        /** @description IANA zone id, or the literal `offset` when the sent offset was kept */
-                        timeZone: string;
-                        /** Format: date-time */
-                        occurredAt: string;
-                        endsNextDay: boolean;
-                        status: string;
-                        dryRun: boolean;
-                        startTime: string | null;
-                        endTime: string | null;
-                        totalHours: number | null;
-                    };
+                    "application/json": components["schemas"]["WriteResult"];
                 };
             };
             /** @description Problem details; error: invalid_token */
@@ -1891,25 +1475,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1401;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "invalid_token";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
                     };
                 };
             };
@@ -1926,25 +1499,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1404 | 1403 | 2403;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
                     };
                 };
             };
@@ -1961,25 +1523,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2404;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "employee_not_found";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };
@@ -1996,25 +1547,62 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 2908 | 2909 | 2910 | 1409;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "idempotency_in_flight";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 2908 | 2909 | 2910 | 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
                     };
                 };
             };
@@ -2031,25 +1619,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1800 | 1801;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "validation_failed" | "idempotency_key_reused";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
                     };
                 };
             };
@@ -2066,25 +1643,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1429;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "rate_limited";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
                     };
                 };
             };
@@ -2100,25 +1666,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": {
-                        type: string;
-                        title: string;
-                        status: number;
-                        detail: string | null;
-                        instance: string | null;
-                        /** @enum {integer} */
-                        code: 1500;
+                    "application/problem+json": components["schemas"]["Problem"] & {
                         /**
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error: "internal_error";
-                        correlationId: string | null;
-                        errors: {
-                            field: string;
-                            message: string;
-                            code: string | null;
-                        }[] | null;
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
                     };
                 };
             };

@@ -1,24 +1,21 @@
-// Named shapes of the Punchclock public API v1, derived from the generated description types
-// (schema.ts, from openapi.json) so they cannot drift from it. The description inlines every
-// schema, so the names live here rather than under components.schemas.
-import type { operations } from './schema.js';
+// Named shapes of the Punchclock public API v1: the description's named schemas
+// (components.schemas in schema.ts, generated from openapi.json), plus what only operations say
+// (queries, the error names of each status), so nothing here can drift from the description.
+import type { components, operations } from './schema.js';
+
+type Schemas = components['schemas'];
 
 type Responses<K extends keyof operations> = operations[K]['responses'];
 type JsonBody<R> = R extends { content: { 'application/json': infer B } } ? B : never;
 type ProblemBody<R> = R extends { content: { 'application/problem+json': infer B } } ? B : never;
-type RequestJson<K extends keyof operations> = operations[K] extends {
-  requestBody: { content: { 'application/json': infer B } };
-}
-  ? B
-  : never;
 
 /** POST /oauth/token, 200. */
-export type TokenResponse = JsonBody<Responses<'issueToken'>[200]>;
+export type TokenResponse = Schemas['TokenResponse'];
 /** POST /oauth/token errors: OAuth's own JSON `{ error, error_description }`. */
 export type OAuthErrorBody = JsonBody<Responses<'issueToken'>[400 | 401 | 429 | 500]>;
 
 /** GET /me: who the token acts for, its scopes and expiry. */
-export type TokenDescription = JsonBody<Responses<'describeToken'>[200]>;
+export type TokenDescription = Schemas['TokenDescription'];
 
 /** A page of a list endpoint. */
 export interface Page<T> {
@@ -28,26 +25,26 @@ export interface Page<T> {
   hasMore: boolean;
 }
 
-export type EmployeePage = JsonBody<Responses<'listEmployees'>[200]>;
-export type Employee = EmployeePage['items'][number];
+export type EmployeePage = Schemas['EmployeePage'];
+export type Employee = Schemas['EmployeeListItem'];
 export type EmployeeListQuery = NonNullable<operations['listEmployees']['parameters']['query']>;
 export type EmployeeStatus = NonNullable<EmployeeListQuery['status']>;
 
 /** PUT /employees/{id}/external-id, 200. */
-export type ExternalIdResult = JsonBody<Responses<'setEmployeeExternalId'>[200]>;
+export type ExternalIdResult = Schemas['ExternalIdResult'];
 
 /** POST /time-clock/events body. */
-export type ClockEventInput = RequestJson<'recordClockEvent'>;
+export type ClockEventInput = Schemas['ClockEvent'];
 export type ClockEventType = ClockEventInput['type'];
 /** Names an employee in a request: at least one of `id` / `externalId`. */
-export type EmployeeSelector = ClockEventInput['employee'];
+export type EmployeeSelector = Schemas['EmployeeSelector'];
 /** POST /time-entries body (a completed shift). */
-export type ShiftInput = RequestJson<'recordShift'>;
+export type ShiftInput = Schemas['Shift'];
 /** The result of a clock event or a shift (201 recorded, 200 dry run or duplicate). */
-export type WriteResult = JsonBody<Responses<'recordClockEvent'>[201]>;
+export type WriteResult = Schemas['WriteResult'];
 
-export type TimeEntryPage = JsonBody<Responses<'listTimeEntries'>[200]>;
-export type TimeEntry = TimeEntryPage['items'][number];
+export type TimeEntryPage = Schemas['TimeEntryPage'];
+export type TimeEntry = Schemas['TimeEntry'];
 type RawTimeEntryQuery = NonNullable<operations['listTimeEntries']['parameters']['query']>;
 /**
  * GET /time-entries query: exactly one of `employeeId` / `externalId` (the description can only say
@@ -61,6 +58,6 @@ export type Problem = {
   [K in keyof operations]: ProblemBody<Responses<K>[keyof Responses<K>]>;
 }[keyof operations];
 /** One entry of a 422 problem's `errors[]`. */
-export type FieldError = NonNullable<Problem['errors']>[number];
+export type FieldError = Schemas['FieldError'];
 /** Every `error` name the description lists, problem documents and the token endpoint's alike. */
 export type ErrorName = Problem['error'] | OAuthErrorBody['error'];

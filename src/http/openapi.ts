@@ -4,7 +4,24 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../app.js';
 import { SCOPES, type ScopeId } from '../auth/scopes.js';
 import { authenticate } from './plugins/authenticate.js';
-import { TokenRequestSchema } from './schemas/v1.js';
+import {
+  ClockEventBodySchema,
+  EmployeeListItemSchema,
+  EmployeePageSchema,
+  EmployeeRefSchema,
+  EmployeeSelectorSchema,
+  ExternalIdBodySchema,
+  ExternalIdResultSchema,
+  FieldErrorSchema,
+  MeSchema,
+  ProblemSchema,
+  ShiftBodySchema,
+  TimeEntryPageSchema,
+  TimeEntrySchema,
+  TokenRequestSchema,
+  TokenResponseSchema,
+  WriteResultSchema,
+} from './schemas/v1.js';
 
 export const OPENAPI_PATH = '/api/public/v1/openapi.json';
 export const DOCS_PATH = '/api/public/v1/docs';
@@ -60,6 +77,77 @@ const TAGS = [
   { name: 'Time tracking', description: 'Clock events, completed shifts and time entries.' },
 ];
 
+/**
+ * Schemas published under a name in `components.schemas`: wherever the generated document inlines one
+ * of them, it is replaced by a `$ref`, so generators get named types (WriteResult, not
+ * RecordClockEvent201Response) and readers see one definition.
+ */
+const NAMED_SCHEMAS: Record<string, unknown> = {
+  EmployeePage: EmployeePageSchema,
+  TimeEntryPage: TimeEntryPageSchema,
+  EmployeeListItem: EmployeeListItemSchema,
+  TimeEntry: TimeEntrySchema,
+  WriteResult: WriteResultSchema,
+  ClockEvent: ClockEventBodySchema,
+  Shift: ShiftBodySchema,
+  ExternalIdUpdate: ExternalIdBodySchema,
+  ExternalIdResult: ExternalIdResultSchema,
+  TokenDescription: MeSchema,
+  TokenRequest: TokenRequestSchema,
+  TokenResponse: TokenResponseSchema,
+  EmployeeSelector: EmployeeSelectorSchema,
+  EmployeeRef: EmployeeRefSchema,
+  FieldError: FieldErrorSchema,
+  Problem: ProblemSchema,
+};
+
+/** A schema's identity for matching: key order and its own description do not count. */
+function canonical(value: unknown, top = true): string {
+  if (Array.isArray(value)) return `[${value.map((v) => canonical(v, false)).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Json)
+      .filter(([key]) => !(top && key === 'description'))
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, false)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function hoistNamedSchemas(document: Json): void {
+  const byShape = new Map<string, string>();
+  const plain: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(NAMED_SCHEMAS)) {
+    plain[name] = JSON.parse(JSON.stringify(schema)) as Json;
+    byShape.set(canonical(plain[name]), name);
+  }
+  const replace = (node: unknown, self: string | null): unknown => {
+    if (Array.isArray(node)) return node.map((item) => replace(item, self));
+    if (!node || typeof node !== 'object') return node;
+    const name = byShape.get(canonical(node));
+    if (name && name !== self) {
+      const description = (node as Json).description;
+      const ref: Json = { $ref: `#/components/schemas/${name}` };
+      if (description !== undefined && description !== plain[name]!.description) ref.description = description;
+      return ref;
+    }
+    return Object.fromEntries(Object.entries(node as Json).map(([key, value]) => [key, replace(value, self)]));
+  };
+  document.paths = replace(document.paths, null);
+  document.components.schemas = Object.fromEntries(
+    Object.entries(plain).map(([name, schema]) => [name, replace(schema, name)]),
+  );
+}
+
+/** A problem response: the shared Problem schema, narrowed to the error names and codes of this status. */
+function problemResponseSchema(schema: Json): Json {
+  return {
+    allOf: [
+      { $ref: '#/components/schemas/Problem' },
+      { type: 'object', properties: { error: schema.properties.error, code: schema.properties.code } },
+    ],
+  };
+}
+
 function headerRefs(names: string[]): Json {
   return Object.fromEntries(names.map((name) => [name, { $ref: `#/components/headers/${name}` }]));
 }
@@ -79,7 +167,9 @@ function finishDocument(document: Json): Json {
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         const code = Number(status);
         if (code >= 400 && !isToken && response.content?.['application/json']) {
-          response.content = { 'application/problem+json': response.content['application/json'] };
+          response.content = {
+            'application/problem+json': { schema: problemResponseSchema(response.content['application/json'].schema) },
+          };
         }
         const names = ['X-Correlation-Id', ...RATE_LIMIT_HEADERS];
         if (code === 429) names.push('Retry-After');
@@ -91,6 +181,7 @@ function finishDocument(document: Json): Json {
       }
     }
   }
+  hoistNamedSchemas(document);
   return document;
 }
 

@@ -80,6 +80,8 @@ function messageOf(error: ErrorObject): string {
       return 'is required';
     case 'additionalProperties':
       return 'is not a known field';
+    case 'enum':
+      return `must be one of ${(error.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
     case 'pattern':
       return 'contains a character that is not allowed';
     case 'format':

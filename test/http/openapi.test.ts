@@ -92,8 +92,9 @@ function documentedErrors(op: Json): string[] {
   return Object.entries<Json>(op.responses)
     .filter(([status]) => Number(status) >= 400)
     .flatMap(([, response]) => {
-      const content = response.content['application/problem+json'] ?? response.content['application/json'];
-      return content.schema.properties.error.enum as string[];
+      const problem = response.content['application/problem+json'];
+      if (problem) return problem.schema.allOf[1].properties.error.enum as string[];
+      return response.content['application/json'].schema.properties.error.enum as string[];
     });
 }
 
@@ -156,7 +157,28 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI descript
     const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
     expect(token.security).toEqual([{ clientBasic: [] }, {}]);
     expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
-    expect(token.requestBody.content['application/x-www-form-urlencoded'].schema.required).toEqual(['grant_type']);
+    expect(token.requestBody.content['application/x-www-form-urlencoded'].schema).toEqual({ $ref: '#/components/schemas/TokenRequest' });
+    expect(fullDocument.components.schemas.TokenRequest.required).toEqual(['grant_type']);
+  });
+
+  it('publishes the resources as named schemas that the operations reference', () => {
+    const schemaOf = (key: string, status: string) => operation(fullDocument, key).responses[status].content['application/json'].schema.$ref;
+    expect(schemaOf('POST /api/public/v1/time-clock/events', '201')).toBe('#/components/schemas/WriteResult');
+    expect(schemaOf('POST /api/public/v1/time-entries', '200')).toBe('#/components/schemas/WriteResult');
+    expect(schemaOf('GET /api/public/v1/time-entries', '200')).toBe('#/components/schemas/TimeEntryPage');
+    expect(schemaOf('GET /api/public/v1/employees', '200')).toBe('#/components/schemas/EmployeePage');
+    expect(schemaOf('GET /api/public/v1/me', '200')).toBe('#/components/schemas/TokenDescription');
+    const body = (key: string) => operation(fullDocument, key).requestBody.content['application/json'].schema.$ref;
+    expect(body('POST /api/public/v1/time-clock/events')).toBe('#/components/schemas/ClockEvent');
+    expect(body('POST /api/public/v1/time-entries')).toBe('#/components/schemas/Shift');
+    const schemas = fullDocument.components.schemas;
+    expect(schemas.TimeEntryPage.properties.items.items).toEqual({ $ref: '#/components/schemas/TimeEntry' });
+    expect(schemas.TimeEntry.properties.employee).toEqual({ $ref: '#/components/schemas/EmployeeRef' });
+    expect(schemas.ClockEvent.properties.type).toMatchObject({ type: 'string', enum: ['clock_in', 'clock_out', 'toggle'] });
+    // Every named schema is used, and every reference resolves.
+    const text = JSON.stringify(fullDocument);
+    const referenced = new Set([...text.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1]));
+    expect([...referenced].sort()).toEqual(Object.keys(schemas).sort());
   });
 
   it('documents the write headers: X-Service-Dry-Run defaulting to true, Idempotency-Key up to 128', () => {
@@ -181,15 +203,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI descript
         expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
         if (Number(status) >= 400) {
           expect(Object.keys(response.content), `${key} ${status}`).toEqual(['application/problem+json']);
-          expect(response.content['application/problem+json'].schema.required).toEqual(
-            expect.arrayContaining(['type', 'title', 'status', 'detail', 'instance', 'code', 'error', 'correlationId', 'errors']),
-          );
+          expect(response.content['application/problem+json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Problem' });
         } else {
           expect(Object.keys(response.content)).toEqual(['application/json']);
         }
         if (status === '429') expect(Object.keys(response.headers)).toContain('Retry-After');
       }
     }
+    expect(fullDocument.components.schemas.Problem.required).toEqual(
+      ['type', 'title', 'status', 'detail', 'instance', 'code', 'error', 'correlationId', 'errors'],
+    );
+    const conflicts = operation(fullDocument, 'POST /api/public/v1/time-clock/events').responses['409'];
+    expect(conflicts.content['application/problem+json'].schema.allOf[1].properties.code.enum).toContain(2904);
     const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
     expect(documentedErrors(token).sort()).toEqual(['invalid_client', 'invalid_request', 'rate_limited', 'server_error', 'unsupported_grant_type']);
     expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);

@@ -7,6 +7,10 @@ export const described = <T extends TSchema>(schema: T, description: string): T 
 const NO_NUL = '^[^\\u0000]*$';
 const FreeText = (maxLength: number) => Type.String({ maxLength, pattern: NO_NUL });
 
+/** A closed set of strings, published as one `enum` (generators make real enums of it, not unions). */
+const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });
+
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const Guid = Type.String({ format: 'uuid' });
@@ -17,13 +21,7 @@ export const TimeString = Type.String({
   examples: ['09:00:00'],
 });
 export const DateTimeString = Type.String({ format: 'date-time' });
-export const EntryStatus = Type.Union(
-  ['open', 'pending_approval', 'approved', 'draft', 'rejected'].map((s) => Type.Literal(s)),
-  { description: 'may grow within v1' },
-);
-export const EmployeeStatus = Type.Union(
-  ['active', 'inactive', 'on_leave', 'suspended', 'terminated'].map((s) => Type.Literal(s)),
-);
+export const EmployeeStatus = StringEnum(['active', 'inactive', 'on_leave', 'suspended', 'terminated']);
 
 export const FieldErrorSchema = Type.Object({
   field: Type.String(),
@@ -95,7 +93,7 @@ export const TimeEntrySchema = Type.Object({
 export const WriteResultSchema = Type.Object({
   timeEntryId: Nullable(Guid),
   employee: EmployeeRefSchema,
-  type: Type.Union([Type.Literal('clock_in'), Type.Literal('clock_out'), Type.Literal('shift')]),
+  type: StringEnum(['clock_in', 'clock_out', 'shift']),
   workDate: DateString,
   time: TimeString,
   timeZone: Type.String({
@@ -112,6 +110,9 @@ export const WriteResultSchema = Type.Object({
 
 export const pageOf = <T extends TSchema>(item: T) =>
   Type.Object({ items: Type.Array(item), nextCursor: Nullable(Type.String()), hasMore: Type.Boolean() });
+
+export const EmployeePageSchema = pageOf(EmployeeListItemSchema);
+export const TimeEntryPageSchema = pageOf(TimeEntrySchema);
 
 export const WriteHeadersSchema = Type.Object({
   'x-service-dry-run': Type.Optional(
@@ -139,7 +140,9 @@ export const DryRunHeaderSchema = Type.Object({
 export const ClockEventBodySchema = Type.Object(
   {
     employee: EmployeeSelectorSchema,
-    type: Type.Union([Type.Literal('clock_in'), Type.Literal('clock_out'), Type.Literal('toggle')]),
+    type: StringEnum(['clock_in', 'clock_out', 'toggle'], {
+      description: '`toggle`: `clock_out` when a session is open, else `clock_in`',
+    }),
     occurredAt: Type.String({
       format: 'date-time',
       description: 'RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past',
@@ -215,7 +218,7 @@ export const MeSchema = Type.Object({
 export const TokenResponseSchema = Type.Object(
   {
     access_token: Type.String({ description: 'a JWT; send it as `Authorization: Bearer <token>`' }),
-    token_type: Type.Literal('Bearer'),
+    token_type: StringEnum(['Bearer']),
     expires_in: Type.Integer({ description: 'seconds; 900' }),
   },
   { description: 'An access token; there is no refresh token, exchange the key again on expiry' },
@@ -223,7 +226,7 @@ export const TokenResponseSchema = Type.Object(
 
 export const TokenRequestSchema = Type.Object(
   {
-    grant_type: Type.Literal('client_credentials'),
+    grant_type: StringEnum(['client_credentials']),
     client_id: Type.Optional(
       Type.String({ description: "the key's public id, with or without the `svc_` prefix; must match the key" }),
     ),

@@ -6,13 +6,12 @@ import { bearerSecurity } from '../../openapi.js';
 import { BODY_ERRORS, errorResponses } from '../../schemas/responses.js';
 import {
   DryRunHeaderSchema,
-  EmployeeListItemSchema,
+  EmployeePageSchema,
   EmployeesQuerySchema,
   ExternalIdBodySchema,
   ExternalIdParamsSchema,
   ExternalIdResultSchema,
   described,
-  pageOf,
 } from '../../schemas/v1.js';
 import { parseDryRun } from '../../write-headers.js';
 
@@ -33,7 +32,7 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
         security: bearerSecurity('employees.read'),
         querystring: EmployeesQuerySchema,
         response: {
-          200: described(pageOf(EmployeeListItemSchema), 'A page of employees, ordered by id'),
+          200: described(EmployeePageSchema, 'A page of employees, ordered by id'),
           ...errorResponses(['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited']),
         },
       },

@@ -7,10 +7,9 @@ import { bearerSecurity } from '../../openapi.js';
 import { BODY_ERRORS, errorResponses } from '../../schemas/responses.js';
 import {
   ClockEventBodySchema,
-  pageOf,
   ShiftBodySchema,
   TimeEntriesQuerySchema,
-  TimeEntrySchema,
+  TimeEntryPageSchema,
   WriteHeadersSchema,
   WriteResultSchema,
   described,
@@ -34,6 +33,14 @@ const WRITE_ERRORS = [
   'idempotency_key_reused',
   'rate_limited',
 ] as const;
+
+/** Errors of live punches that a completed shift cannot meet. */
+const PUNCH_ONLY_ERRORS: readonly string[] = [
+  'no_open_session',
+  'already_clocked_in',
+  'clock_out_before_clock_in',
+  'session_too_long',
+];
 
 export function registerTimeClockRoutes(app: FastifyInstance, services: AppServices): void {
   const guard = { ...services, limiter: services.resourceLimiter };
@@ -92,17 +99,10 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
         response: {
           200: described(WriteResultSchema, 'Dry run: every check ran, nothing was stored'),
           201: described(WriteResultSchema, 'Recorded and submitted for approval'),
-          ...errorResponses(
-            [...WRITE_ERRORS].filter(
-              (e) =>
-                ![
-                  'no_open_session',
-                  'already_clocked_in',
-                  'clock_out_before_clock_in',
-                  'session_too_long',
-                ].includes(e),
-            ),
-          ),
+          ...errorResponses([
+            ...WRITE_ERRORS.filter((e) => !PUNCH_ONLY_ERRORS.includes(e)),
+            ...BODY_ERRORS,
+          ]),
         },
       },
     },
@@ -131,7 +131,7 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
         security: bearerSecurity('attendance.read'),
         querystring: TimeEntriesQuerySchema,
         response: {
-          200: described(pageOf(TimeEntrySchema), 'A page of time entries, ordered by work date, then id'),
+          200: described(TimeEntryPageSchema, 'A page of time entries, ordered by work date, then id'),
           ...errorResponses([
             'invalid_token',
             'insufficient_scope',
