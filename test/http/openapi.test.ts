@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
+import { createUser, issueUserToken } from '../../src/use-cases/admin/users.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -279,6 +280,22 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI descript
       expect((await new Validator().validate(document)).valid).toBe(true);
       const usedTags = new Set(listed.flatMap((key) => operation(document, key).tags as string[]));
       expect((document.tags as Json[]).map((t) => t.name).sort()).toEqual([...usedTags].sort());
+    });
+
+    it("lists for a person's session token only the reads the person's permissions cover", async () => {
+      const reader = await createUser(server.ctx, {
+        companyId: fixture.companyId,
+        email: 'reader@acme.example',
+        permissions: '47',
+      });
+      const { access_token: token } = await issueUserToken(server.ctx, server.tokens, reader.id);
+      const document = (await (await server.request(`${V1}/openapi.json`, { token })).json()) as Json;
+      expect(operationsOf(document)).toEqual(
+        ['POST /api/public/v1/oauth/token', 'GET /api/public/v1/me', 'GET /api/public/v1/time-entries'].sort(),
+      );
+      for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
+        expect(operationsOf(document).includes(key), key).toBe(await mayCall(token, key));
+      }
     });
 
     it('refuses an invalid token instead of ignoring it', async () => {
