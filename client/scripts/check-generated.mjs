@@ -17,7 +17,11 @@ const committed = {
   types: join(root, 'client', 'src', 'schema.ts'),
 };
 const require = createRequire(join(root, 'package.json'));
-const openapiTypescriptCli = join(dirname(require.resolve('openapi-typescript/package.json')), 'bin', 'cli.js');
+const openapiTypescriptCli = join(
+  dirname(require.resolve('openapi-typescript/package.json')),
+  'bin',
+  'cli.js',
+);
 
 const dir = mkdtempSync(join(tmpdir(), 'punchclock-client-check-'));
 try {
@@ -39,8 +43,7 @@ try {
   const problems = [];
   for (const [what, path] of Object.entries(committed)) {
     const difference = firstDifference(read(path), read(fresh[what]));
-    if (difference !== null)
-      problems.push(`${path.slice(root.length + 1)} is out of date (${difference})`);
+    if (difference !== null) problems.push(`${path.slice(root.length + 1)} is out of date (${difference})`);
   }
   if (problems.length > 0) {
     console.error('client:check failed: the committed client files do not match what the code generates.');
@@ -70,7 +73,8 @@ function firstDifference(committedText, freshText) {
   const b = freshText.split('\n');
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
     if (a[i] !== b[i]) {
-      const show = (line) => (line === undefined ? '<end of file>' : JSON.stringify(line.trim().slice(0, 120)));
+      const show = (line) =>
+        line === undefined ? '<end of file>' : JSON.stringify(line.trim().slice(0, 120));
       return `line ${i + 1}: committed ${show(a[i])}, generated ${show(b[i])}`;
     }
   }

@@ -66,13 +66,12 @@ export interface PunchclockClient {
   /** GET /employees: one page (up to `limit`, default 25), ordered by id. */
   listEmployees(query?: EmployeeListQuery, options?: CallOptions): Promise<EmployeePage>;
   /** Every employee matching `query`, following `nextCursor` page after page. */
-  employees(query?: Omit<EmployeeListQuery, 'cursor'>, options?: CallOptions): AsyncGenerator<Employee, void, undefined>;
+  employees(
+    query?: Omit<EmployeeListQuery, 'cursor'>,
+    options?: CallOptions,
+  ): AsyncGenerator<Employee, void, undefined>;
   /** PUT /employees/{id}/external-id: sets (or, with null or blank, clears) the badge / HRIS id. */
-  setExternalId(
-    id: string,
-    externalId: string | null,
-    options?: WriteOptions,
-  ): Promise<ExternalIdResult>;
+  setExternalId(id: string, externalId: string | null, options?: WriteOptions): Promise<ExternalIdResult>;
   /** POST /time-clock/events: clock_in, clock_out or toggle. */
   recordClockEvent(body: ClockEventInput, options?: WriteOptions): Promise<WriteResult>;
   /** POST /time-entries: a completed shift. */
@@ -80,7 +79,10 @@ export interface PunchclockClient {
   /** GET /time-entries: one page of an employee's entries, ordered by work date, then id. */
   listTimeEntries(query: TimeEntryListQuery, options?: CallOptions): Promise<TimeEntryPage>;
   /** Every time entry matching `query`, following `nextCursor` page after page. */
-  timeEntries(query: TimeEntryIterationQuery, options?: CallOptions): AsyncGenerator<TimeEntry, void, undefined>;
+  timeEntries(
+    query: TimeEntryIterationQuery,
+    options?: CallOptions,
+  ): AsyncGenerator<TimeEntry, void, undefined>;
   /**
    * The underlying openapi-fetch client, typed from the description, with the same token handling,
    * Idempotency-Key and retries: for anything the methods above do not cover.
@@ -105,7 +107,8 @@ export const idempotencyKeyMiddleware: Middleware = {
 
 export function createPunchclockClient(options: PunchclockClientOptions): PunchclockClient {
   if (!options.baseUrl) throw new TypeError('baseUrl is required');
-  if (!options.clientId || !options.clientSecret) throw new TypeError('clientId and clientSecret are required');
+  if (!options.clientId || !options.clientSecret)
+    throw new TypeError('clientId and clientSecret are required');
   const baseUrl = options.baseUrl.replace(/\/+$/, '').replace(/\/api\/public\/v1$/, '');
   const transportOptions = {
     fetch: options.fetch ?? ((request: Request) => globalThis.fetch(request)),
@@ -162,7 +165,9 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
     },
 
     employees(query = {}, call) {
-      return paginate((cursor) => client.listEmployees(cursor === undefined ? query : { ...query, cursor }, call));
+      return paginate((cursor) =>
+        client.listEmployees(cursor === undefined ? query : { ...query, cursor }, call),
+      );
     },
 
     async setExternalId(id, externalId, write) {
@@ -211,7 +216,10 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
 
     timeEntries(query, call) {
       return paginate((cursor) =>
-        client.listTimeEntries((cursor === undefined ? query : { ...query, cursor }) as TimeEntryListQuery, call),
+        client.listTimeEntries(
+          (cursor === undefined ? query : { ...query, cursor }) as TimeEntryListQuery,
+          call,
+        ),
       );
     },
   };

@@ -48,7 +48,11 @@ export class TokenCache implements TokenSource {
   async #request(): Promise<string> {
     const requestedAt = this.#now();
     const { data, error, response } = await this.#api.POST('/api/public/v1/oauth/token', {
-      body: { grant_type: 'client_credentials', client_id: this.#clientId, client_secret: this.#clientSecret },
+      body: {
+        grant_type: 'client_credentials',
+        client_id: this.#clientId,
+        client_secret: this.#clientSecret,
+      },
       bodySerializer: (body) => new URLSearchParams(body as Record<string, string>).toString(),
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
     });

@@ -58,20 +58,36 @@ const RESPONSE_HEADERS: Json = {
   },
   'X-RateLimit-Limit': { description: 'Requests allowed per window.', schema: { type: 'integer' } },
   'X-RateLimit-Remaining': { description: 'Requests left in the window.', schema: { type: 'integer' } },
-  'X-RateLimit-Reset': { description: 'Seconds until a request is allowed again.', schema: { type: 'integer' } },
+  'X-RateLimit-Reset': {
+    description: 'Seconds until a request is allowed again.',
+    schema: { type: 'integer' },
+  },
   'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer' } },
   'WWW-Authenticate': { description: 'The authentication challenge (RFC 6750).', schema: { type: 'string' } },
   'Idempotent-Replayed': {
-    description: '`true` when the response is the stored result of an earlier request with the same Idempotency-Key.',
+    description:
+      '`true` when the response is the stored result of an earlier request with the same Idempotency-Key.',
     schema: { type: 'string', enum: ['true'] },
   },
-  'Cache-Control': { description: '`no-store`: token responses are never cached.', schema: { type: 'string' } },
+  'Cache-Control': {
+    description: '`no-store`: token responses are never cached.',
+    schema: { type: 'string' },
+  },
 };
 
-const RATE_LIMIT_HEADERS = ['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+const RATE_LIMIT_HEADERS = [
+  'RateLimit-Policy',
+  'RateLimit',
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+];
 
 const TAGS = [
-  { name: 'Authentication', description: 'Exchange an API key for an access token (OAuth 2.0 client credentials).' },
+  {
+    name: 'Authentication',
+    description: 'Exchange an API key for an access token (OAuth 2.0 client credentials).',
+  },
   { name: 'Token', description: 'What the calling token is.' },
   { name: 'Employees', description: "The company's employees and their external (badge / HRIS) ids." },
   { name: 'Time tracking', description: 'Clock events, completed shifts and time entries.' },
@@ -127,10 +143,13 @@ function hoistNamedSchemas(document: Json): void {
     if (name && name !== self) {
       const description = (node as Json).description;
       const ref: Json = { $ref: `#/components/schemas/${name}` };
-      if (description !== undefined && description !== plain[name]!.description) ref.description = description;
+      if (description !== undefined && description !== plain[name]!.description)
+        ref.description = description;
       return ref;
     }
-    return Object.fromEntries(Object.entries(node as Json).map(([key, value]) => [key, replace(value, self)]));
+    return Object.fromEntries(
+      Object.entries(node as Json).map(([key, value]) => [key, replace(value, self)]),
+    );
   };
   document.paths = replace(document.paths, null);
   document.components.schemas = Object.fromEntries(
@@ -162,13 +181,16 @@ function finishDocument(document: Json): Json {
       const isToken = operation.operationId === 'issueToken';
       const isWrite = (operation.parameters ?? []).some((p: Json) => p.name === 'idempotency-key');
       for (const parameter of operation.parameters ?? []) {
-        if (parameter.in === 'header' && HEADER_NAMES[parameter.name]) parameter.name = HEADER_NAMES[parameter.name];
+        if (parameter.in === 'header' && HEADER_NAMES[parameter.name])
+          parameter.name = HEADER_NAMES[parameter.name];
       }
       for (const [status, response] of Object.entries<Json>(operation.responses ?? {})) {
         const code = Number(status);
         if (code >= 400 && !isToken && response.content?.['application/json']) {
           response.content = {
-            'application/problem+json': { schema: problemResponseSchema(response.content['application/json'].schema) },
+            'application/problem+json': {
+              schema: problemResponseSchema(response.content['application/json'].schema),
+            },
           };
         }
         const names = ['X-Correlation-Id', ...RATE_LIMIT_HEADERS];
@@ -176,7 +198,8 @@ function finishDocument(document: Json): Json {
         if ((code === 401 || code === 403) && !isToken) names.push('WWW-Authenticate');
         if (code === 401 && isToken) names.push('WWW-Authenticate');
         if (isToken) names.push('Cache-Control');
-        if (isWrite && code !== 401 && code !== 403 && code !== 429 && code < 500) names.push('Idempotent-Replayed');
+        if (isWrite && code !== 401 && code !== 403 && code !== 429 && code < 500)
+          names.push('Idempotent-Replayed');
         response.headers = { ...(response.headers ?? {}), ...headerRefs(names) };
       }
     }
@@ -192,12 +215,16 @@ function documentForScopes(document: Json, scopes: readonly string[] | null): Js
   for (const [path, pathItem] of Object.entries<Json>(document.paths ?? {})) {
     const kept: Json = {};
     for (const [method, operation] of Object.entries<Json>(pathItem)) {
-      const needed: string[] = (operation.security ?? []).flatMap((requirement: Json) => requirement[OAUTH2] ?? []);
+      const needed: string[] = (operation.security ?? []).flatMap(
+        (requirement: Json) => requirement[OAUTH2] ?? [],
+      );
       if (needed.every((scope) => scopes.includes(scope))) kept[method] = operation;
     }
     if (Object.keys(kept).length > 0) paths[path] = kept;
   }
-  const usedTags = new Set(Object.values<Json>(paths).flatMap((item) => Object.values<Json>(item).flatMap((op) => op.tags ?? [])));
+  const usedTags = new Set(
+    Object.values<Json>(paths).flatMap((item) => Object.values<Json>(item).flatMap((op) => op.tags ?? [])),
+  );
   return { ...document, paths, tags: (document.tags ?? []).filter((tag: Json) => usedTags.has(tag.name)) };
 }
 
@@ -221,7 +248,8 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
         securitySchemes: {
           [OAUTH2]: {
             type: 'oauth2',
-            description: 'OAuth 2.0 client credentials: exchange the API key for a 15-minute bearer token (JWT).',
+            description:
+              'OAuth 2.0 client credentials: exchange the API key for a 15-minute bearer token (JWT).',
             flows: {
               clientCredentials: {
                 tokenUrl: TOKEN_PATH,
@@ -232,7 +260,8 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
           [CLIENT_BASIC]: {
             type: 'http',
             scheme: 'basic',
-            description: 'At the token endpoint only: the client id and the API key as HTTP Basic credentials.',
+            description:
+              'At the token endpoint only: the client id and the API key as HTTP Basic credentials.',
           },
         },
       },
@@ -240,9 +269,18 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
     transform: ({ schema, url, route }) => {
       if (url !== TOKEN_PATH || !schema) return { schema, url };
       // The token route reads its form body itself (OAuth's own error form), so the body schema is documentation only.
-      return { schema: { ...schema, body: TokenRequestSchema, consumes: ['application/x-www-form-urlencoded'] } as never, url, route };
+      return {
+        schema: {
+          ...schema,
+          body: TokenRequestSchema,
+          consumes: ['application/x-www-form-urlencoded'],
+        } as never,
+        url,
+        route,
+      };
     },
-    transformObject: (documentObject) => finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
+    transformObject: (documentObject) =>
+      finishDocument((documentObject as { openapiObject: Json }).openapiObject) as never,
   });
 
   const cache = new Map<string, Json>();
@@ -255,7 +293,8 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
       generated.servers = [{ url: base, description: 'This deployment' }];
       generated.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl = `${base}${TOKEN_PATH}`;
       if (services.config.deprecation) {
-        for (const pathItem of Object.values<Json>(generated.paths)) for (const operation of Object.values<Json>(pathItem)) operation.deprecated = true;
+        for (const pathItem of Object.values<Json>(generated.paths))
+          for (const operation of Object.values<Json>(pathItem)) operation.deprecated = true;
         generated.info.description += ` v1 is deprecated and will be switched off on ${services.config.deprecation.sunset}.`;
       }
       document = documentForScopes(generated, scopes);
@@ -272,7 +311,8 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
       pageDocument = structuredClone(publishedFor(null));
       const basePath = new URL(services.urls.publicBaseUrl).pathname.replace(/\/+$/, '');
       pageDocument.servers = [{ url: basePath || '/', description: 'This deployment' }];
-      pageDocument.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl = `${basePath}${TOKEN_PATH}`;
+      pageDocument.components.securitySchemes[OAUTH2].flows.clientCredentials.tokenUrl =
+        `${basePath}${TOKEN_PATH}`;
     }
     return pageDocument;
   };

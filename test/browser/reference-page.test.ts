@@ -68,8 +68,18 @@ function operationsOf(document: Json): { method: string; path: string; summary: 
 }
 
 /** Opens a fresh page in `context` that records every request and every error it sees. */
-async function openLoggedPage(context: BrowserContext, origin: string): Promise<{ page: Page; log: PageLog }> {
-  const log: PageLog = { requests: [], offHost: [], failedRequests: [], badResponses: [], consoleErrors: [], pageErrors: [] };
+async function openLoggedPage(
+  context: BrowserContext,
+  origin: string,
+): Promise<{ page: Page; log: PageLog }> {
+  const log: PageLog = {
+    requests: [],
+    offHost: [],
+    failedRequests: [],
+    badResponses: [],
+    consoleErrors: [],
+    pageErrors: [],
+  };
   const { host: allowedHost } = new URL(origin);
   // Context-wide, so that popups and workers are covered too, not only the page itself.
   context.on('request', (request) => {
@@ -78,13 +88,17 @@ async function openLoggedPage(context: BrowserContext, origin: string): Promise<
     const parsed = new URL(url);
     // data: and blob: URLs are produced inside the page and never touch the network.
     if (parsed.protocol === 'data:' || parsed.protocol === 'blob:') return;
-    if (parsed.hostname !== '127.0.0.1' || parsed.host !== allowedHost) log.offHost.push(`${request.method()} ${url}`);
+    if (parsed.hostname !== '127.0.0.1' || parsed.host !== allowedHost)
+      log.offHost.push(`${request.method()} ${url}`);
   });
   context.on('requestfailed', (request) =>
-    log.failedRequests.push(`${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`),
+    log.failedRequests.push(
+      `${request.method()} ${request.url()}: ${request.failure()?.errorText ?? 'failed'}`,
+    ),
   );
   context.on('response', (response) => {
-    if (response.status() >= 400) log.badResponses.push(`${response.status()} ${response.request().method()} ${response.url()}`);
+    if (response.status() >= 400)
+      log.badResponses.push(`${response.status()} ${response.request().method()} ${response.url()}`);
   });
   const page = await context.newPage();
   page.on('console', (message) => {
@@ -122,172 +136,201 @@ afterAll(async () => {
 
 const suite = HAVE_CHROMIUM || IN_CI ? describe : describe.skip;
 
-suite.each(testDialects().map((d) => [d.name, d] as const))('reference page in Chromium on %s', (_name, dialect) => {
-  let server: TestServer;
-  let fixture: CompanyFixture;
-  let context: BrowserContext;
+suite.each(testDialects().map((d) => [d.name, d] as const))(
+  'reference page in Chromium on %s',
+  (_name, dialect) => {
+    let server: TestServer;
+    let fixture: CompanyFixture;
+    let context: BrowserContext;
 
-  beforeAll(async () => {
-    server = await startTestServer(dialect);
-    fixture = await createCompanyFixture(server.ctx);
-    if (!browser) throw new Error('Chromium did not start');
-    context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
-    context.setDefaultTimeout(UI_TIMEOUT);
-  });
+    beforeAll(async () => {
+      server = await startTestServer(dialect);
+      fixture = await createCompanyFixture(server.ctx);
+      if (!browser) throw new Error('Chromium did not start');
+      context = await browser.newContext({ viewport: { width: 1280, height: 1000 } });
+      context.setDefaultTimeout(UI_TIMEOUT);
+    });
 
-  afterAll(async () => {
-    await context?.close();
-    await server?.stop();
-  });
+    afterAll(async () => {
+      await context?.close();
+      await server?.stop();
+    });
 
-  it(
-    'lists every operation, authorizes through its own dialog and performs a dry-run clock-in',
-    async () => {
-      const employee = fixture.employees[0]!;
-      const description = (await (await server.request(`${V1}/openapi.json`)).json()) as Json;
-      const operations = operationsOf(description);
-      expect(operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
-        [
-          `POST ${V1}/oauth/token`,
-          `GET ${V1}/me`,
-          `GET ${V1}/employees`,
-          `PUT ${V1}/employees/{id}/external-id`,
-          `POST ${V1}/time-clock/events`,
-          `POST ${V1}/time-entries`,
-          `GET ${V1}/time-entries`,
-        ].sort(),
-      );
+    it(
+      'lists every operation, authorizes through its own dialog and performs a dry-run clock-in',
+      async () => {
+        const employee = fixture.employees[0]!;
+        const description = (await (await server.request(`${V1}/openapi.json`)).json()) as Json;
+        const operations = operationsOf(description);
+        expect(operations.map((o) => `${o.method} ${o.path}`).sort()).toEqual(
+          [
+            `POST ${V1}/oauth/token`,
+            `GET ${V1}/me`,
+            `GET ${V1}/employees`,
+            `PUT ${V1}/employees/{id}/external-id`,
+            `POST ${V1}/time-clock/events`,
+            `POST ${V1}/time-entries`,
+            `GET ${V1}/time-entries`,
+          ].sort(),
+        );
 
-      const { page, log } = await openLoggedPage(context, server.listenUrl);
-      await page.goto(`${server.listenUrl}${DOCS}`);
+        const { page, log } = await openLoggedPage(context, server.listenUrl);
+        await page.goto(`${server.listenUrl}${DOCS}`);
 
-      // 1. Every operation of the description is rendered, with its path and summary.
-      await page.locator('.opblock').first().waitFor();
-      await expect
-        .poll(() => page.locator('.opblock').count(), { timeout: UI_TIMEOUT })
-        .toBe(operations.length);
-      for (const operation of operations) {
-        const block = page.locator('.opblock', {
-          has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${escapeRegExp(operation.path)}$`) }),
-        }).filter({ has: page.locator('.opblock-summary-method', { hasText: new RegExp(`^${operation.method}$`) }) });
-        await expect(block.count(), `${operation.method} ${operation.path} on the page`).resolves.toBe(1);
-        await expect(block.locator('.opblock-summary-description').innerText()).resolves.toBe(operation.summary);
-      }
-      await expect(page.locator('.info .title').innerText()).resolves.toContain(description.info.title);
-
-      // 2. Authorize with the client-credentials flow of the page's own dialog; Swagger UI fetches the token.
-      const token = await authorizeThroughDialog(page, fixture);
-      expect(token.outcome, token.dialogErrors.join('; ')).toBe('200');
-      expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 900 });
-      expect(token.dialogErrors).toEqual([]);
-      await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toContain('locked');
-
-      // 3. POST /time-clock/events: the dry-run header is preset to true; a clock-in shows the live answer.
-      const clockEvents = page.locator('.opblock', {
-        has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${V1}/time-clock/events$`) }),
-      });
-      await clockEvents.locator('.opblock-summary-control').click();
-      const dryRun = clockEvents.locator('tr[data-param-name="X-Service-Dry-Run"][data-param-in="header"] select');
-      await dryRun.waitFor();
-      await expect(dryRun.inputValue(), 'X-Service-Dry-Run preset by the description').resolves.toBe('true');
-      const body = { employee: { id: employee.id }, type: 'clock_in', occurredAt: new Date().toISOString() };
-      await clockEvents.locator('textarea.body-param__text').fill(JSON.stringify(body, null, 2));
-      const eventResponse = page.waitForResponse(
-        (response) => response.url() === `${server.listenUrl}${V1}/time-clock/events` && response.request().method() === 'POST',
-      );
-      await clockEvents.getByRole('button', { name: 'Execute' }).click();
-      const sent = await eventResponse;
-      expect(sent.request().headers()['x-service-dry-run']).toBe('true');
-      expect(sent.request().headers()['authorization']).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
-
-      // The page's own rendering of the live response.
-      const live = clockEvents.locator('.live-responses-table');
-      await live.waitFor();
-      const row = live.locator('tbody tr.response');
-      await expect(row.count()).resolves.toBe(1);
-      await expect(row.locator('.response-col_status').innerText()).resolves.toBe('200');
-      const shown = JSON.parse(await row.locator('.response-col_description pre.microlight').first().innerText()) as Json;
-      expect(shown).toMatchObject({
-        dryRun: true,
-        timeEntryId: null,
-        type: 'clock_in',
-        employee: { id: employee.id, externalId: employee.externalId },
-        status: 'open',
-      });
-      await live.scrollIntoViewIfNeeded();
-      await page.screenshot({ path: `/tmp/reference-page${dialect.name === 'sqlite' ? '' : `-${dialect.name}`}.png` });
-      await clockEvents.screenshot({ path: `/tmp/reference-page${dialect.name === 'sqlite' ? '' : `-${dialect.name}`}-operation.png` });
-
-      // 4. Nothing was stored: seen through the API and in the database.
-      const apiToken = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
-      const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
-      const list = await server.request(
-        `${V1}/time-entries?employeeId=${employee.id}&from=${day(-2)}&to=${day(2)}`,
-        { token: apiToken },
-      );
-      expect(list.status).toBe(200);
-      expect(((await list.json()) as Json).items).toEqual([]);
-      expect(await entryRows(server.store, employee.id)).toEqual([]);
-      expect(await countRows(server.store, 'time_entries')).toBe(0);
-
-      // 5. Nothing left 127.0.0.1; no broken asset, failed request, console or page error.
-      expectCleanPage(log);
-      expect(log.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(
-        expect.arrayContaining([
-          `GET ${DOCS}`,
-          `GET ${DOCS}/static/swagger-ui-bundle.js`,
-          `GET ${DOCS}/static/swagger-ui.css`,
-          `POST ${V1}/oauth/token`,
-          `POST ${V1}/time-clock/events`,
-        ]),
-      );
-      await page.close();
-    },
-    FLOW_TIMEOUT,
-  );
-
-  // The page's copy of the description uses origin-relative URLs, so it also works when the server
-  // is reached under another name than PUBLIC_BASE_URL (there are no CORS headers to rely on).
-  it(
-    'works when opened under another name of the same server (localhost)',
-    async () => {
-      const origin = server.listenUrl.replace('//127.0.0.1:', '//localhost:');
-      const pageContext = await browser!.newContext();
-      pageContext.setDefaultTimeout(UI_TIMEOUT);
-      try {
-        const { page, log } = await openLoggedPage(pageContext, server.listenUrl);
-        await page.goto(`${origin}${DOCS}`);
+        // 1. Every operation of the description is rendered, with its path and summary.
         await page.locator('.opblock').first().waitFor();
+        await expect
+          .poll(() => page.locator('.opblock').count(), { timeout: UI_TIMEOUT })
+          .toBe(operations.length);
+        for (const operation of operations) {
+          const block = page
+            .locator('.opblock', {
+              has: page.locator('.opblock-summary-path', {
+                hasText: new RegExp(`^${escapeRegExp(operation.path)}$`),
+              }),
+            })
+            .filter({
+              has: page.locator('.opblock-summary-method', { hasText: new RegExp(`^${operation.method}$`) }),
+            });
+          await expect(block.count(), `${operation.method} ${operation.path} on the page`).resolves.toBe(1);
+          await expect(block.locator('.opblock-summary-description').innerText()).resolves.toBe(
+            operation.summary,
+          );
+        }
+        await expect(page.locator('.info .title').innerText()).resolves.toContain(description.info.title);
+
+        // 2. Authorize with the client-credentials flow of the page's own dialog; Swagger UI fetches the token.
         const token = await authorizeThroughDialog(page, fixture);
         expect(token.outcome, token.dialogErrors.join('; ')).toBe('200');
-        expect(log.failedRequests).toEqual([]);
-        expect(log.consoleErrors).toEqual([]);
-      } finally {
-        await pageContext.close();
-      }
-    },
-    FLOW_TIMEOUT,
-  );
+        expect(token.body).toMatchObject({ token_type: 'Bearer', expires_in: 900 });
+        expect(token.dialogErrors).toEqual([]);
+        await expect(page.locator('.auth-wrapper button.authorize').getAttribute('class')).resolves.toContain(
+          'locked',
+        );
 
-  it.each(['', '/'])(
-    `loads every asset of ${DOCS}%s without a broken path or an outside request`,
-    async (suffix) => {
-      const { page, log } = await openLoggedPage(await browser!.newContext(), server.listenUrl);
-      try {
-        await page.goto(`${server.listenUrl}${DOCS}${suffix}`);
-        await page.locator('.opblock').first().waitFor();
-        await page.waitForLoadState('networkidle');
+        // 3. POST /time-clock/events: the dry-run header is preset to true; a clock-in shows the live answer.
+        const clockEvents = page.locator('.opblock', {
+          has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${V1}/time-clock/events$`) }),
+        });
+        await clockEvents.locator('.opblock-summary-control').click();
+        const dryRun = clockEvents.locator(
+          'tr[data-param-name="X-Service-Dry-Run"][data-param-in="header"] select',
+        );
+        await dryRun.waitFor();
+        await expect(dryRun.inputValue(), 'X-Service-Dry-Run preset by the description').resolves.toBe(
+          'true',
+        );
+        const body = {
+          employee: { id: employee.id },
+          type: 'clock_in',
+          occurredAt: new Date().toISOString(),
+        };
+        await clockEvents.locator('textarea.body-param__text').fill(JSON.stringify(body, null, 2));
+        const eventResponse = page.waitForResponse(
+          (response) =>
+            response.url() === `${server.listenUrl}${V1}/time-clock/events` &&
+            response.request().method() === 'POST',
+        );
+        await clockEvents.getByRole('button', { name: 'Execute' }).click();
+        const sent = await eventResponse;
+        expect(sent.request().headers()['x-service-dry-run']).toBe('true');
+        expect(sent.request().headers()['authorization']).toMatch(/^Bearer [\w-]+\.[\w-]+\.[\w-]+$/);
+
+        // The page's own rendering of the live response.
+        const live = clockEvents.locator('.live-responses-table');
+        await live.waitFor();
+        const row = live.locator('tbody tr.response');
+        await expect(row.count()).resolves.toBe(1);
+        await expect(row.locator('.response-col_status').innerText()).resolves.toBe('200');
+        const shown = JSON.parse(
+          await row.locator('.response-col_description pre.microlight').first().innerText(),
+        ) as Json;
+        expect(shown).toMatchObject({
+          dryRun: true,
+          timeEntryId: null,
+          type: 'clock_in',
+          employee: { id: employee.id, externalId: employee.externalId },
+          status: 'open',
+        });
+        await live.scrollIntoViewIfNeeded();
+        await page.screenshot({
+          path: `/tmp/reference-page${dialect.name === 'sqlite' ? '' : `-${dialect.name}`}.png`,
+        });
+        await clockEvents.screenshot({
+          path: `/tmp/reference-page${dialect.name === 'sqlite' ? '' : `-${dialect.name}`}-operation.png`,
+        });
+
+        // 4. Nothing was stored: seen through the API and in the database.
+        const apiToken = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+        const day = (offset: number) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+        const list = await server.request(
+          `${V1}/time-entries?employeeId=${employee.id}&from=${day(-2)}&to=${day(2)}`,
+          { token: apiToken },
+        );
+        expect(list.status).toBe(200);
+        expect(((await list.json()) as Json).items).toEqual([]);
+        expect(await entryRows(server.store, employee.id)).toEqual([]);
+        expect(await countRows(server.store, 'time_entries')).toBe(0);
+
+        // 5. Nothing left 127.0.0.1; no broken asset, failed request, console or page error.
         expectCleanPage(log);
-        const paths = log.requests.map((r) => new URL(r.url).pathname);
-        expect(paths.filter((p) => p.includes('/static/')).length).toBeGreaterThanOrEqual(4);
-        for (const path of paths) expect(path.startsWith(DOCS), path).toBe(true);
-      } finally {
-        await page.context().close();
-      }
-    },
-    FLOW_TIMEOUT,
-  );
-});
+        expect(log.requests.map((r) => `${r.method} ${new URL(r.url).pathname}`)).toEqual(
+          expect.arrayContaining([
+            `GET ${DOCS}`,
+            `GET ${DOCS}/static/swagger-ui-bundle.js`,
+            `GET ${DOCS}/static/swagger-ui.css`,
+            `POST ${V1}/oauth/token`,
+            `POST ${V1}/time-clock/events`,
+          ]),
+        );
+        await page.close();
+      },
+      FLOW_TIMEOUT,
+    );
+
+    // The page's copy of the description uses origin-relative URLs, so it also works when the server
+    // is reached under another name than PUBLIC_BASE_URL (there are no CORS headers to rely on).
+    it(
+      'works when opened under another name of the same server (localhost)',
+      async () => {
+        const origin = server.listenUrl.replace('//127.0.0.1:', '//localhost:');
+        const pageContext = await browser!.newContext();
+        pageContext.setDefaultTimeout(UI_TIMEOUT);
+        try {
+          const { page, log } = await openLoggedPage(pageContext, server.listenUrl);
+          await page.goto(`${origin}${DOCS}`);
+          await page.locator('.opblock').first().waitFor();
+          const token = await authorizeThroughDialog(page, fixture);
+          expect(token.outcome, token.dialogErrors.join('; ')).toBe('200');
+          expect(log.failedRequests).toEqual([]);
+          expect(log.consoleErrors).toEqual([]);
+        } finally {
+          await pageContext.close();
+        }
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it.each(['', '/'])(
+      `loads every asset of ${DOCS}%s without a broken path or an outside request`,
+      async (suffix) => {
+        const { page, log } = await openLoggedPage(await browser!.newContext(), server.listenUrl);
+        try {
+          await page.goto(`${server.listenUrl}${DOCS}${suffix}`);
+          await page.locator('.opblock').first().waitFor();
+          await page.waitForLoadState('networkidle');
+          expectCleanPage(log);
+          const paths = log.requests.map((r) => new URL(r.url).pathname);
+          expect(paths.filter((p) => p.includes('/static/')).length).toBeGreaterThanOrEqual(4);
+          for (const path of paths) expect(path.startsWith(DOCS), path).toBe(true);
+        } finally {
+          await page.context().close();
+        }
+      },
+      FLOW_TIMEOUT,
+    );
+  },
+);
 
 /**
  * Clicks "Authorize", fills the OAuth2 client-credentials client_id and client_secret, applies them
@@ -308,19 +351,26 @@ async function authorizeThroughDialog(
   const settled = new Promise<{ outcome: string; body: unknown }>((resolve) => {
     page.on('requestfinished', (request) => {
       if (!isToken(request)) return;
-      void request.response().then(async (response) =>
-        resolve({ outcome: String(response?.status()), body: await response?.json().catch(() => null) }),
-      );
+      void request
+        .response()
+        .then(async (response) =>
+          resolve({ outcome: String(response?.status()), body: await response?.json().catch(() => null) }),
+        );
     });
     page.on('requestfailed', (request) => {
-      if (isToken(request)) resolve({ outcome: `failed: ${request.failure()?.errorText ?? '?'}`, body: null });
+      if (isToken(request))
+        resolve({ outcome: `failed: ${request.failure()?.errorText ?? '?'}`, body: null });
     });
   });
   await dialog.getByRole('button', { name: 'Apply given OAuth2 credentials' }).click();
   const { outcome, body } = await settled;
   const oauthBlock = dialog.locator('.auth-container').filter({ hasText: 'clientCredentials' });
   // Either "Authorized" or an auth error is rendered once Swagger UI has handled the answer.
-  await oauthBlock.getByText('Authorized', { exact: true }).or(oauthBlock.locator('.errors')).first().waitFor();
+  await oauthBlock
+    .getByText('Authorized', { exact: true })
+    .or(oauthBlock.locator('.errors'))
+    .first()
+    .waitFor();
   const dialogErrors = await oauthBlock.locator('.errors').allInnerTexts();
   await oauthBlock.getByRole('button', { name: 'Close' }).first().click();
   await dialog.waitFor({ state: 'detached' });

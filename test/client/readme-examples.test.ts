@@ -15,7 +15,12 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPunchclockClient } from '../../client/src/index.js';
 import { testDialects } from '../support/databases.js';
-import { type CompanyFixture, createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
+import {
+  type CompanyFixture,
+  createCompanyFixture,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
 const run = promisify(execFile);
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -49,9 +54,11 @@ function fencedBlocks(markdown: string): Block[] {
 function example(blocks: Block[], lang: string): { code: string; prints: string } {
   const index = blocks.findIndex((b) => b.lang === lang);
   if (index < 0) throw new Error(`the examples have no \`\`\`${lang} block`);
-  if (blocks.filter((b) => b.lang === lang).length > 1) throw new Error(`the examples have several \`\`\`${lang} blocks`);
+  if (blocks.filter((b) => b.lang === lang).length > 1)
+    throw new Error(`the examples have several \`\`\`${lang} blocks`);
   const output = blocks[index + 1];
-  if (output?.lang !== 'text') throw new Error(`the \`\`\`${lang} example is not followed by a \`\`\`text block of its output`);
+  if (output?.lang !== 'text')
+    throw new Error(`the \`\`\`${lang} example is not followed by a \`\`\`text block of its output`);
   return { code: blocks[index]!.code, prints: output.code };
 }
 
@@ -79,8 +86,12 @@ function wallClock(date: string, time: string): string {
 }
 
 function yesterdayIn(zone: string): string {
-  const parts = new Intl.DateTimeFormat('en-CA', { timeZone: zone, year: 'numeric', month: '2-digit', day: '2-digit' })
-    .format(new Date(Date.now() - 24 * 3600 * 1000));
+  const parts = new Intl.DateTimeFormat('en-CA', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(new Date(Date.now() - 24 * 3600 * 1000));
   return parts; // en-CA formats as YYYY-MM-DD
 }
 
@@ -167,7 +178,10 @@ describe(`README examples (from ${section.source})`, () => {
 
     it('the curl example runs with bash and prints what the README shows', async () => {
       const { code, prints } = example(blocks, 'bash');
-      const { stdout, stderr } = await run('bash', ['-c', `set -euo pipefail\n${code}`], { env, cwd: tmpdir() });
+      const { stdout, stderr } = await run('bash', ['-c', `set -euo pipefail\n${code}`], {
+        env,
+        cwd: tmpdir(),
+      });
       expect(stderr).toBe('');
       expect(normalise(stdout)).toBe(normalise(prints));
       expect(stdout).not.toContain(fixture.key.secret);
@@ -175,7 +189,10 @@ describe(`README examples (from ${section.source})`, () => {
 
     it('the TypeScript example runs against the built client and prints what the README shows', async () => {
       const { prints } = example(blocks, 'ts');
-      const { stdout, stderr } = await run(process.execPath, [join(workDir, 'out', 'example.js')], { env, cwd: workDir });
+      const { stdout, stderr } = await run(process.execPath, [join(workDir, 'out', 'example.js')], {
+        env,
+        cwd: workDir,
+      });
       expect(stderr).toBe('');
       expect(normalise(stdout)).toBe(normalise(prints));
     });

@@ -29,7 +29,12 @@ const ALL_OPERATIONS = [
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
 const SPEC_ERRORS: Record<string, string[]> = {
   'GET /api/public/v1/me': ['invalid_token', 'forbidden', 'rate_limited'],
-  'GET /api/public/v1/employees': ['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited'],
+  'GET /api/public/v1/employees': [
+    'invalid_token',
+    'insufficient_scope',
+    'validation_failed',
+    'rate_limited',
+  ],
   'PUT /api/public/v1/employees/{id}/external-id': [
     'invalid_token',
     'insufficient_scope',
@@ -99,235 +104,306 @@ function documentedErrors(op: Json): string[] {
     });
 }
 
-describe.each(testDialects().map((d) => [d.name, d] as const))('OpenAPI description on %s', (_name, dialect) => {
-  let server: TestServer;
-  let fixture: CompanyFixture;
-  let fullDocument: Json;
+describe.each(testDialects().map((d) => [d.name, d] as const))(
+  'OpenAPI description on %s',
+  (_name, dialect) => {
+    let server: TestServer;
+    let fixture: CompanyFixture;
+    let fullDocument: Json;
 
-  const keyWithScopes = async (scopes: string) => {
-    const key = await createApiKey(server.ctx, {
-      companyId: fixture.companyId,
-      createdBy: fixture.adminId,
-      name: `key ${scopes}`,
-      scopes,
-    });
-    return fetchToken(server, key.clientId, key.secret);
-  };
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { env: { PUBLIC_BASE_URL } });
-    fixture = await createCompanyFixture(server.ctx);
-    const response = await server.request(`${V1}/openapi.json`);
-    expect(response.status).toBe(200);
-    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
-    fullDocument = (await response.json()) as Json;
-  });
-  afterAll(async () => server?.stop());
-
-  it('passes an OpenAPI 3.1 schema validator', async () => {
-    const validator = new Validator();
-    const result = await validator.validate(structuredClone(fullDocument));
-    expect(result.errors ?? []).toEqual([]);
-    expect(result.valid).toBe(true);
-    expect(validator.version).toBe('3.1');
-  });
-
-  it('is OpenAPI 3.1 labelled v1, with servers from PUBLIC_BASE_URL and every operation', () => {
-    expect(fullDocument.openapi).toBe('3.1.0');
-    expect(fullDocument.info.version).toBe('v1');
-    expect(fullDocument.servers).toEqual([{ url: PUBLIC_BASE_URL, description: expect.any(String) }]);
-    expect(operationsOf(fullDocument)).toEqual(ALL_OPERATIONS);
-    const operationIds = operationsOf(fullDocument).map((key) => operation(fullDocument, key).operationId);
-    expect(new Set(operationIds).size).toBe(ALL_OPERATIONS.length);
-  });
-
-  it('declares the OAuth2 client-credentials scheme with its token URL and every scope', () => {
-    const scheme = fullDocument.components.securitySchemes.oauth2;
-    expect(scheme.type).toBe('oauth2');
-    expect(scheme.flows.clientCredentials.tokenUrl).toBe(`${PUBLIC_BASE_URL}${V1}/oauth/token`);
-    expect(Object.keys(scheme.flows.clientCredentials.scopes).sort()).toEqual(
-      ['attendance.read', 'attendance.record', 'attendance.reports', 'employees.read', 'leave.read'].sort(),
-    );
-    const scopeOf = (key: string) => operation(fullDocument, key).security;
-    expect(scopeOf('GET /api/public/v1/employees')).toEqual([{ oauth2: ['employees.read'] }]);
-    expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([{ oauth2: ['attendance.record'] }]);
-    expect(scopeOf('POST /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.record'] }]);
-    expect(scopeOf('PUT /api/public/v1/employees/{id}/external-id')).toEqual([{ oauth2: ['attendance.record'] }]);
-    expect(scopeOf('GET /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.read'] }]);
-    expect(scopeOf('GET /api/public/v1/me')).toEqual([{ oauth2: [] }]);
-    const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
-    expect(token.security).toEqual([{ clientBasic: [] }, {}]);
-    expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
-    expect(token.requestBody.content['application/x-www-form-urlencoded'].schema).toEqual({ $ref: '#/components/schemas/TokenRequest' });
-    expect(fullDocument.components.schemas.TokenRequest.required).toEqual(['grant_type']);
-  });
-
-  it('publishes the resources as named schemas that the operations reference', () => {
-    const schemaOf = (key: string, status: string) => operation(fullDocument, key).responses[status].content['application/json'].schema.$ref;
-    expect(schemaOf('POST /api/public/v1/time-clock/events', '201')).toBe('#/components/schemas/WriteResult');
-    expect(schemaOf('POST /api/public/v1/time-entries', '200')).toBe('#/components/schemas/WriteResult');
-    expect(schemaOf('GET /api/public/v1/time-entries', '200')).toBe('#/components/schemas/TimeEntryPage');
-    expect(schemaOf('GET /api/public/v1/employees', '200')).toBe('#/components/schemas/EmployeePage');
-    expect(schemaOf('GET /api/public/v1/me', '200')).toBe('#/components/schemas/TokenDescription');
-    const body = (key: string) => operation(fullDocument, key).requestBody.content['application/json'].schema.$ref;
-    expect(body('POST /api/public/v1/time-clock/events')).toBe('#/components/schemas/ClockEvent');
-    expect(body('POST /api/public/v1/time-entries')).toBe('#/components/schemas/Shift');
-    const schemas = fullDocument.components.schemas;
-    expect(schemas.TimeEntryPage.properties.items.items).toEqual({ $ref: '#/components/schemas/TimeEntry' });
-    expect(schemas.TimeEntry.properties.employee).toEqual({ $ref: '#/components/schemas/EmployeeRef' });
-    expect(schemas.ClockEvent.properties.type).toMatchObject({ type: 'string', enum: ['clock_in', 'clock_out', 'toggle'] });
-    // Every named schema is used, and every reference resolves.
-    const text = JSON.stringify(fullDocument);
-    const referenced = new Set([...text.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1]));
-    expect([...referenced].sort()).toEqual(Object.keys(schemas).sort());
-  });
-
-  it('documents the write headers: X-Service-Dry-Run defaulting to true, Idempotency-Key up to 128', () => {
-    for (const key of ['POST /api/public/v1/time-clock/events', 'POST /api/public/v1/time-entries']) {
-      const parameters = operation(fullDocument, key).parameters as Json[];
-      const dryRun = parameters.find((p) => p.name === 'X-Service-Dry-Run');
-      expect(dryRun).toMatchObject({ in: 'header', required: false, schema: { default: 'true', enum: ['true', 'false'] } });
-      const idempotency = parameters.find((p) => p.name === 'Idempotency-Key');
-      expect(idempotency).toMatchObject({ in: 'header', required: false, schema: { maxLength: 128 } });
-    }
-    const externalId = operation(fullDocument, 'PUT /api/public/v1/employees/{id}/external-id').parameters as Json[];
-    expect(externalId.find((p) => p.name === 'X-Service-Dry-Run')?.schema.default).toBe('true');
-    expect(externalId.find((p) => p.in === 'path')).toMatchObject({ name: 'id', required: true, schema: { format: 'uuid' } });
-  });
-
-  it("documents every error of the spec's tables as problem+json, with rate-limit headers on every response", () => {
-    for (const [key, expected] of Object.entries(SPEC_ERRORS)) {
-      const op = operation(fullDocument, key);
-      expect(documentedErrors(op), key).toEqual(expect.arrayContaining(expected));
-      for (const [status, response] of Object.entries<Json>(op.responses)) {
-        expect(response.description, `${key} ${status}`).not.toBe('Default Response');
-        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['RateLimit-Policy', 'RateLimit', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']));
-        if (Number(status) >= 400) {
-          expect(Object.keys(response.content), `${key} ${status}`).toEqual(['application/problem+json']);
-          expect(response.content['application/problem+json'].schema.allOf[0]).toEqual({ $ref: '#/components/schemas/Problem' });
-        } else {
-          expect(Object.keys(response.content)).toEqual(['application/json']);
-        }
-        if (status === '429') expect(Object.keys(response.headers)).toContain('Retry-After');
-      }
-    }
-    expect(fullDocument.components.schemas.Problem.required).toEqual(
-      ['type', 'title', 'status', 'detail', 'instance', 'code', 'error', 'correlationId', 'errors'],
-    );
-    const conflicts = operation(fullDocument, 'POST /api/public/v1/time-clock/events').responses['409'];
-    expect(conflicts.content['application/problem+json'].schema.allOf[1].properties.code.enum).toContain(2904);
-    const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
-    expect(documentedErrors(token).sort()).toEqual(['invalid_client', 'invalid_request', 'rate_limited', 'server_error', 'unsupported_grant_type']);
-    expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);
-  });
-
-  describe('fetched with a token', () => {
-    /** One request per operation, made with `token`; true unless the server refuses it for its scope. */
-    const mayCall = async (token: string, key: string): Promise<boolean> => {
-      const employee = fixture.employees[0]!;
-      const now = Date.now();
-      const dryRun = { 'x-service-dry-run': 'true' };
-      const calls: Record<string, () => Promise<Response>> = {
-        'GET /api/public/v1/me': () => server.request(`${V1}/me`, { token }),
-        'GET /api/public/v1/employees': () => server.request(`${V1}/employees`, { token }),
-        'PUT /api/public/v1/employees/{id}/external-id': () =>
-          server.request(`${V1}/employees/${employee.id}/external-id`, { method: 'PUT', token, headers: dryRun, json: { externalId: 'X-1' } }),
-        'POST /api/public/v1/time-clock/events': () =>
-          server.request(`${V1}/time-clock/events`, {
-            method: 'POST',
-            token,
-            headers: dryRun,
-            json: { employee: { id: employee.id }, type: 'clock_in', occurredAt: new Date(now).toISOString() },
-          }),
-        'POST /api/public/v1/time-entries': () =>
-          server.request(`${V1}/time-entries`, {
-            method: 'POST',
-            token,
-            headers: dryRun,
-            json: {
-              employee: { id: employee.id },
-              clockIn: new Date(now - 3 * 3_600_000).toISOString(),
-              clockOut: new Date(now - 2 * 3_600_000).toISOString(),
-            },
-          }),
-        'GET /api/public/v1/time-entries': () => server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
-      };
-      const response = await calls[key]!();
-      const body = (await response.json()) as Json;
-      expect(response.status, `${key}: ${JSON.stringify(body)}`).toBeLessThan(500);
-      expect(response.status, key).not.toBe(401);
-      return !(response.status === 403 && body.error === 'insufficient_scope');
+    const keyWithScopes = async (scopes: string) => {
+      const key = await createApiKey(server.ctx, {
+        companyId: fixture.companyId,
+        createdBy: fixture.adminId,
+        name: `key ${scopes}`,
+        scopes,
+      });
+      return fetchToken(server, key.clientId, key.secret);
     };
 
-    it.each([
-      ['attendance.record'],
-      ['attendance.read'],
-      ['employees.read'],
-      ['attendance.read,employees.read'],
-      ['leave.read'],
-      ['attendance.record,attendance.read,employees.read'],
-    ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
-      const token = await keyWithScopes(scopes);
-      const response = await server.request(`${V1}/openapi.json`, { token });
+    beforeAll(async () => {
+      server = await startTestServer(dialect, { env: { PUBLIC_BASE_URL } });
+      fixture = await createCompanyFixture(server.ctx);
+      const response = await server.request(`${V1}/openapi.json`);
       expect(response.status).toBe(200);
-      const document = (await response.json()) as Json;
-      const listed = operationsOf(document);
-      expect(listed).toContain('GET /api/public/v1/me');
-      expect(listed).toContain('POST /api/public/v1/oauth/token');
-      for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
-        expect(listed.includes(key), `${key} listed for ${scopes}`).toBe(await mayCall(token, key));
-      }
-      expect((await new Validator().validate(document)).valid).toBe(true);
-      const usedTags = new Set(listed.flatMap((key) => operation(document, key).tags as string[]));
-      expect((document.tags as Json[]).map((t) => t.name).sort()).toEqual([...usedTags].sort());
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      fullDocument = (await response.json()) as Json;
+    });
+    afterAll(async () => server?.stop());
+
+    it('passes an OpenAPI 3.1 schema validator', async () => {
+      const validator = new Validator();
+      const result = await validator.validate(structuredClone(fullDocument));
+      expect(result.errors ?? []).toEqual([]);
+      expect(result.valid).toBe(true);
+      expect(validator.version).toBe('3.1');
     });
 
-    it("lists for a person's session token only the reads the person's permissions cover", async () => {
-      const reader = await createUser(server.ctx, {
-        companyId: fixture.companyId,
-        email: 'reader@acme.example',
-        permissions: '47',
-      });
-      const { access_token: token } = await issueUserToken(server.ctx, server.tokens, reader.id);
-      const document = (await (await server.request(`${V1}/openapi.json`, { token })).json()) as Json;
-      expect(operationsOf(document)).toEqual(
-        ['POST /api/public/v1/oauth/token', 'GET /api/public/v1/me', 'GET /api/public/v1/time-entries'].sort(),
+    it('is OpenAPI 3.1 labelled v1, with servers from PUBLIC_BASE_URL and every operation', () => {
+      expect(fullDocument.openapi).toBe('3.1.0');
+      expect(fullDocument.info.version).toBe('v1');
+      expect(fullDocument.servers).toEqual([{ url: PUBLIC_BASE_URL, description: expect.any(String) }]);
+      expect(operationsOf(fullDocument)).toEqual(ALL_OPERATIONS);
+      const operationIds = operationsOf(fullDocument).map((key) => operation(fullDocument, key).operationId);
+      expect(new Set(operationIds).size).toBe(ALL_OPERATIONS.length);
+    });
+
+    it('declares the OAuth2 client-credentials scheme with its token URL and every scope', () => {
+      const scheme = fullDocument.components.securitySchemes.oauth2;
+      expect(scheme.type).toBe('oauth2');
+      expect(scheme.flows.clientCredentials.tokenUrl).toBe(`${PUBLIC_BASE_URL}${V1}/oauth/token`);
+      expect(Object.keys(scheme.flows.clientCredentials.scopes).sort()).toEqual(
+        ['attendance.read', 'attendance.record', 'attendance.reports', 'employees.read', 'leave.read'].sort(),
       );
-      for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
-        expect(operationsOf(document).includes(key), key).toBe(await mayCall(token, key));
+      const scopeOf = (key: string) => operation(fullDocument, key).security;
+      expect(scopeOf('GET /api/public/v1/employees')).toEqual([{ oauth2: ['employees.read'] }]);
+      expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([{ oauth2: ['attendance.record'] }]);
+      expect(scopeOf('POST /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.record'] }]);
+      expect(scopeOf('PUT /api/public/v1/employees/{id}/external-id')).toEqual([
+        { oauth2: ['attendance.record'] },
+      ]);
+      expect(scopeOf('GET /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.read'] }]);
+      expect(scopeOf('GET /api/public/v1/me')).toEqual([{ oauth2: [] }]);
+      const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
+      expect(token.security).toEqual([{ clientBasic: [] }, {}]);
+      expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
+      expect(token.requestBody.content['application/x-www-form-urlencoded'].schema).toEqual({
+        $ref: '#/components/schemas/TokenRequest',
+      });
+      expect(fullDocument.components.schemas.TokenRequest.required).toEqual(['grant_type']);
+    });
+
+    it('publishes the resources as named schemas that the operations reference', () => {
+      const schemaOf = (key: string, status: string) =>
+        operation(fullDocument, key).responses[status].content['application/json'].schema.$ref;
+      expect(schemaOf('POST /api/public/v1/time-clock/events', '201')).toBe(
+        '#/components/schemas/WriteResult',
+      );
+      expect(schemaOf('POST /api/public/v1/time-entries', '200')).toBe('#/components/schemas/WriteResult');
+      expect(schemaOf('GET /api/public/v1/time-entries', '200')).toBe('#/components/schemas/TimeEntryPage');
+      expect(schemaOf('GET /api/public/v1/employees', '200')).toBe('#/components/schemas/EmployeePage');
+      expect(schemaOf('GET /api/public/v1/me', '200')).toBe('#/components/schemas/TokenDescription');
+      const body = (key: string) =>
+        operation(fullDocument, key).requestBody.content['application/json'].schema.$ref;
+      expect(body('POST /api/public/v1/time-clock/events')).toBe('#/components/schemas/ClockEvent');
+      expect(body('POST /api/public/v1/time-entries')).toBe('#/components/schemas/Shift');
+      const schemas = fullDocument.components.schemas;
+      expect(schemas.TimeEntryPage.properties.items.items).toEqual({
+        $ref: '#/components/schemas/TimeEntry',
+      });
+      expect(schemas.TimeEntry.properties.employee).toEqual({ $ref: '#/components/schemas/EmployeeRef' });
+      expect(schemas.ClockEvent.properties.type).toMatchObject({
+        type: 'string',
+        enum: ['clock_in', 'clock_out', 'toggle'],
+      });
+      // Every named schema is used, and every reference resolves.
+      const text = JSON.stringify(fullDocument);
+      const referenced = new Set([...text.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1]));
+      expect([...referenced].sort()).toEqual(Object.keys(schemas).sort());
+    });
+
+    it('documents the write headers: X-Service-Dry-Run defaulting to true, Idempotency-Key up to 128', () => {
+      for (const key of ['POST /api/public/v1/time-clock/events', 'POST /api/public/v1/time-entries']) {
+        const parameters = operation(fullDocument, key).parameters as Json[];
+        const dryRun = parameters.find((p) => p.name === 'X-Service-Dry-Run');
+        expect(dryRun).toMatchObject({
+          in: 'header',
+          required: false,
+          schema: { default: 'true', enum: ['true', 'false'] },
+        });
+        const idempotency = parameters.find((p) => p.name === 'Idempotency-Key');
+        expect(idempotency).toMatchObject({ in: 'header', required: false, schema: { maxLength: 128 } });
       }
+      const externalId = operation(fullDocument, 'PUT /api/public/v1/employees/{id}/external-id')
+        .parameters as Json[];
+      expect(externalId.find((p) => p.name === 'X-Service-Dry-Run')?.schema.default).toBe('true');
+      expect(externalId.find((p) => p.in === 'path')).toMatchObject({
+        name: 'id',
+        required: true,
+        schema: { format: 'uuid' },
+      });
     });
 
-    it('refuses an invalid token instead of ignoring it', async () => {
-      const response = await server.request(`${V1}/openapi.json`, { token: 'not-a-token' });
-      expect(response.status).toBe(401);
-      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(((await response.json()) as Json).error).toBe('invalid_token');
+    it("documents every error of the spec's tables as problem+json, with rate-limit headers on every response", () => {
+      for (const [key, expected] of Object.entries(SPEC_ERRORS)) {
+        const op = operation(fullDocument, key);
+        expect(documentedErrors(op), key).toEqual(expect.arrayContaining(expected));
+        for (const [status, response] of Object.entries<Json>(op.responses)) {
+          expect(response.description, `${key} ${status}`).not.toBe('Default Response');
+          expect(Object.keys(response.headers)).toEqual(
+            expect.arrayContaining([
+              'RateLimit-Policy',
+              'RateLimit',
+              'X-RateLimit-Limit',
+              'X-RateLimit-Remaining',
+              'X-RateLimit-Reset',
+            ]),
+          );
+          if (Number(status) >= 400) {
+            expect(Object.keys(response.content), `${key} ${status}`).toEqual(['application/problem+json']);
+            expect(response.content['application/problem+json'].schema.allOf[0]).toEqual({
+              $ref: '#/components/schemas/Problem',
+            });
+          } else {
+            expect(Object.keys(response.content)).toEqual(['application/json']);
+          }
+          if (status === '429') expect(Object.keys(response.headers)).toContain('Retry-After');
+        }
+      }
+      expect(fullDocument.components.schemas.Problem.required).toEqual([
+        'type',
+        'title',
+        'status',
+        'detail',
+        'instance',
+        'code',
+        'error',
+        'correlationId',
+        'errors',
+      ]);
+      const conflicts = operation(fullDocument, 'POST /api/public/v1/time-clock/events').responses['409'];
+      expect(conflicts.content['application/problem+json'].schema.allOf[1].properties.code.enum).toContain(
+        2904,
+      );
+      const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
+      expect(documentedErrors(token).sort()).toEqual([
+        'invalid_client',
+        'invalid_request',
+        'rate_limited',
+        'server_error',
+        'unsupported_grant_type',
+      ]);
+      expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);
     });
-  });
 
-  describe('reference page', () => {
-    it('serves Swagger UI from the installed package, loading this description', async () => {
-      const page = await server.request(`${V1}/docs`);
-      expect(page.status).toBe(200);
-      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-      const html = await page.text();
-      expect(html).toContain(`${V1}/docs/static/swagger-ui-bundle.js`);
-      expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
-      const bundle = await server.request(`${V1}/docs/static/swagger-ui-bundle.js`);
-      expect(bundle.status).toBe(200);
-      expect((await bundle.text()).length).toBeGreaterThan(100_000);
-      const initializer = await (await server.request(`${V1}/docs/static/swagger-initializer.js`)).text();
-      expect(initializer).toContain("resolveUrl('./json')");
-      expect(initializer).toContain('"tryItOutEnabled":true');
-      // The page's copy is the same description with origin-relative URLs, so it works under any host name.
-      const pageDocument = (await (await server.request(`${V1}/docs/json`)).json()) as Json;
-      expect(pageDocument.servers).toEqual([{ url: '/', description: expect.any(String) }]);
-      expect(pageDocument.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(`${V1}/oauth/token`);
-      expect({ ...pageDocument, servers: fullDocument.servers, components: fullDocument.components }).toEqual(fullDocument);
+    describe('fetched with a token', () => {
+      /** One request per operation, made with `token`; true unless the server refuses it for its scope. */
+      const mayCall = async (token: string, key: string): Promise<boolean> => {
+        const employee = fixture.employees[0]!;
+        const now = Date.now();
+        const dryRun = { 'x-service-dry-run': 'true' };
+        const calls: Record<string, () => Promise<Response>> = {
+          'GET /api/public/v1/me': () => server.request(`${V1}/me`, { token }),
+          'GET /api/public/v1/employees': () => server.request(`${V1}/employees`, { token }),
+          'PUT /api/public/v1/employees/{id}/external-id': () =>
+            server.request(`${V1}/employees/${employee.id}/external-id`, {
+              method: 'PUT',
+              token,
+              headers: dryRun,
+              json: { externalId: 'X-1' },
+            }),
+          'POST /api/public/v1/time-clock/events': () =>
+            server.request(`${V1}/time-clock/events`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: {
+                employee: { id: employee.id },
+                type: 'clock_in',
+                occurredAt: new Date(now).toISOString(),
+              },
+            }),
+          'POST /api/public/v1/time-entries': () =>
+            server.request(`${V1}/time-entries`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: {
+                employee: { id: employee.id },
+                clockIn: new Date(now - 3 * 3_600_000).toISOString(),
+                clockOut: new Date(now - 2 * 3_600_000).toISOString(),
+              },
+            }),
+          'GET /api/public/v1/time-entries': () =>
+            server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
+        };
+        const response = await calls[key]!();
+        const body = (await response.json()) as Json;
+        expect(response.status, `${key}: ${JSON.stringify(body)}`).toBeLessThan(500);
+        expect(response.status, key).not.toBe(401);
+        return !(response.status === 403 && body.error === 'insufficient_scope');
+      };
+
+      it.each([
+        ['attendance.record'],
+        ['attendance.read'],
+        ['employees.read'],
+        ['attendance.read,employees.read'],
+        ['leave.read'],
+        ['attendance.record,attendance.read,employees.read'],
+      ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
+        const token = await keyWithScopes(scopes);
+        const response = await server.request(`${V1}/openapi.json`, { token });
+        expect(response.status).toBe(200);
+        const document = (await response.json()) as Json;
+        const listed = operationsOf(document);
+        expect(listed).toContain('GET /api/public/v1/me');
+        expect(listed).toContain('POST /api/public/v1/oauth/token');
+        for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
+          expect(listed.includes(key), `${key} listed for ${scopes}`).toBe(await mayCall(token, key));
+        }
+        expect((await new Validator().validate(document)).valid).toBe(true);
+        const usedTags = new Set(listed.flatMap((key) => operation(document, key).tags as string[]));
+        expect((document.tags as Json[]).map((t) => t.name).sort()).toEqual([...usedTags].sort());
+      });
+
+      it("lists for a person's session token only the reads the person's permissions cover", async () => {
+        const reader = await createUser(server.ctx, {
+          companyId: fixture.companyId,
+          email: 'reader@acme.example',
+          permissions: '47',
+        });
+        const { access_token: token } = await issueUserToken(server.ctx, server.tokens, reader.id);
+        const document = (await (await server.request(`${V1}/openapi.json`, { token })).json()) as Json;
+        expect(operationsOf(document)).toEqual(
+          [
+            'POST /api/public/v1/oauth/token',
+            'GET /api/public/v1/me',
+            'GET /api/public/v1/time-entries',
+          ].sort(),
+        );
+        for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
+          expect(operationsOf(document).includes(key), key).toBe(await mayCall(token, key));
+        }
+      });
+
+      it('refuses an invalid token instead of ignoring it', async () => {
+        const response = await server.request(`${V1}/openapi.json`, { token: 'not-a-token' });
+        expect(response.status).toBe(401);
+        expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(((await response.json()) as Json).error).toBe('invalid_token');
+      });
     });
-  });
-});
+
+    describe('reference page', () => {
+      it('serves Swagger UI from the installed package, loading this description', async () => {
+        const page = await server.request(`${V1}/docs`);
+        expect(page.status).toBe(200);
+        expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+        const html = await page.text();
+        expect(html).toContain(`${V1}/docs/static/swagger-ui-bundle.js`);
+        expect(html).not.toMatch(/https?:\/\/(?!127\.0\.0\.1)/);
+        const bundle = await server.request(`${V1}/docs/static/swagger-ui-bundle.js`);
+        expect(bundle.status).toBe(200);
+        expect((await bundle.text()).length).toBeGreaterThan(100_000);
+        const initializer = await (await server.request(`${V1}/docs/static/swagger-initializer.js`)).text();
+        expect(initializer).toContain("resolveUrl('./json')");
+        expect(initializer).toContain('"tryItOutEnabled":true');
+        // The page's copy is the same description with origin-relative URLs, so it works under any host name.
+        const pageDocument = (await (await server.request(`${V1}/docs/json`)).json()) as Json;
+        expect(pageDocument.servers).toEqual([{ url: '/', description: expect.any(String) }]);
+        expect(pageDocument.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe(
+          `${V1}/oauth/token`,
+        );
+        expect({
+          ...pageDocument,
+          servers: fullDocument.servers,
+          components: fullDocument.components,
+        }).toEqual(fullDocument);
+      });
+    });
+  },
+);
 
 describe.each(testDialects().map((d) => [d.name, d] as const))('v1 deprecation on %s', (_name, dialect) => {
   let server: TestServer;
@@ -346,7 +422,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('v1 deprecation o
       await server.request(`${V1}/employees?limit=0`, { token }),
       await server.request(`${V1}/no-such-thing`),
       await server.request(`${V1}/openapi.json`),
-      await server.request(`${V1}/oauth/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=password' }),
+      await server.request(`${V1}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'grant_type=password',
+      }),
     ];
     expect(responses.map((r) => r.status)).toEqual([200, 401, 422, 404, 200, 400]);
     for (const response of responses) {
@@ -379,12 +459,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('v1 deprecation o
 
   it('points Link at the configured page', async () => {
     const configured = await startTestServer(dialect, {
-      env: { V1_SUNSET: '2027-06-30T12:00:00Z', V1_DEPRECATION_LINK: 'https://punchclock.example.com/v2-migration' },
+      env: {
+        V1_SUNSET: '2027-06-30T12:00:00Z',
+        V1_DEPRECATION_LINK: 'https://punchclock.example.com/v2-migration',
+      },
     });
     try {
       const response = await configured.request('/api/public/v1/me');
       expect(response.headers.get('sunset')).toBe('Wed, 30 Jun 2027 12:00:00 GMT');
-      expect(response.headers.get('link')).toBe('<https://punchclock.example.com/v2-migration>; rel="deprecation"');
+      expect(response.headers.get('link')).toBe(
+        '<https://punchclock.example.com/v2-migration>; rel="deprecation"',
+      );
     } finally {
       await configured.stop();
     }

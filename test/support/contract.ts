@@ -31,15 +31,28 @@ export class ContractChecker {
         `^${path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\\?\}/g, '[^/]+')}$`,
       );
       for (const [method, operation] of Object.entries<Json>(item)) {
-        this.operations.push({ pattern, method: method.toUpperCase(), path, responses: operation.responses ?? {} });
+        this.operations.push({
+          pattern,
+          method: method.toUpperCase(),
+          path,
+          responses: operation.responses ?? {},
+        });
       }
     }
   }
 
   /** Null when the response conforms (or is outside the description), else what is wrong. */
-  check(method: string, url: string, status: number, contentType: string | null, body: string): string | null {
+  check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: string | null,
+    body: string,
+  ): string | null {
     const pathname = new URL(url, 'http://x').pathname;
-    const operation = this.operations.find((op) => op.method === method.toUpperCase() && op.pattern.test(pathname));
+    const operation = this.operations.find(
+      (op) => op.method === method.toUpperCase() && op.pattern.test(pathname),
+    );
     if (!operation) return null;
     const where = `${method.toUpperCase()} ${operation.path} → ${status}`;
     const declared = operation.responses[String(status)] ?? operation.responses.default;
@@ -47,14 +60,20 @@ export class ContractChecker {
     const content: Json | undefined = declared.content;
     if (!content) return body.length === 0 ? null : `${where}: a body was sent but none is declared`;
     const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
-    if (!content[mediaType]) return `${where}: media type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`;
+    if (!content[mediaType])
+      return `${where}: media type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`;
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);
     } catch {
       return `${where}: body is not JSON`;
     }
-    const validate = this.validatorFor(operation.path, operation.method, String(status) in operation.responses ? String(status) : 'default', mediaType);
+    const validate = this.validatorFor(
+      operation.path,
+      operation.method,
+      String(status) in operation.responses ? String(status) : 'default',
+      mediaType,
+    );
     if (validate(parsed)) return null;
     return `${where}: body does not match the schema: ${this.ajv.errorsText(validate.errors)} — body: ${body.slice(0, 300)}`;
   }

@@ -44,7 +44,10 @@ export async function startTestServer(
 }
 
 /** TestServer['request'] for a started server: every response is checked against its description. */
-export function contractRequester(server: { app: { swagger(): unknown }; listenUrl: string }): TestServer['request'] {
+export function contractRequester(server: {
+  app: { swagger(): unknown };
+  listenUrl: string;
+}): TestServer['request'] {
   const contract = new ContractChecker(server.app.swagger() as Record<string, unknown>);
   return async (path, init = {}) => {
     const headers = new Headers(init.headers);

@@ -14,7 +14,10 @@ const document = {
                 schema: {
                   type: 'object',
                   required: ['id', 'when'],
-                  properties: { id: { type: 'string', format: 'uuid' }, when: { type: 'string', format: 'date' } },
+                  properties: {
+                    id: { type: 'string', format: 'uuid' },
+                    when: { type: 'string', format: 'date' },
+                  },
                 },
               },
             },
@@ -23,7 +26,11 @@ const document = {
             description: 'none',
             content: {
               'application/problem+json': {
-                schema: { type: 'object', required: ['error'], properties: { error: { enum: ['not_found'] } } },
+                schema: {
+                  type: 'object',
+                  required: ['error'],
+                  properties: { error: { enum: ['not_found'] } },
+                },
               },
             },
           },
@@ -40,23 +47,61 @@ describe('ContractChecker', () => {
   const json = 'application/json; charset=utf-8';
 
   it('accepts a declared status with the declared media type and shape', () => {
-    expect(checker.check('GET', `/api/public/v1/things/${id}?x=1`, 200, json, JSON.stringify({ id, when: '2026-01-02' }))).toBeNull();
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 404, 'application/problem+json', '{"error":"not_found"}')).toBeNull();
+    expect(
+      checker.check(
+        'GET',
+        `/api/public/v1/things/${id}?x=1`,
+        200,
+        json,
+        JSON.stringify({ id, when: '2026-01-02' }),
+      ),
+    ).toBeNull();
+    expect(
+      checker.check(
+        'GET',
+        `/api/public/v1/things/${id}`,
+        404,
+        'application/problem+json',
+        '{"error":"not_found"}',
+      ),
+    ).toBeNull();
   });
 
   it('fails an undeclared status', () => {
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 409, json, '{}')).toMatch(/status not declared/);
+    expect(checker.check('GET', `/api/public/v1/things/${id}`, 409, json, '{}')).toMatch(
+      /status not declared/,
+    );
   });
 
   it('fails a body that does not match the schema', () => {
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 200, json, JSON.stringify({ id: 'nope', when: '2026-01-02' }))).toMatch(/does not match.*format/);
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 200, json, JSON.stringify({ id }))).toMatch(/when/);
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 404, 'application/problem+json', '{"error":"gone"}')).toMatch(/allowed values/);
+    expect(
+      checker.check(
+        'GET',
+        `/api/public/v1/things/${id}`,
+        200,
+        json,
+        JSON.stringify({ id: 'nope', when: '2026-01-02' }),
+      ),
+    ).toMatch(/does not match.*format/);
+    expect(checker.check('GET', `/api/public/v1/things/${id}`, 200, json, JSON.stringify({ id }))).toMatch(
+      /when/,
+    );
+    expect(
+      checker.check(
+        'GET',
+        `/api/public/v1/things/${id}`,
+        404,
+        'application/problem+json',
+        '{"error":"gone"}',
+      ),
+    ).toMatch(/allowed values/);
     expect(checker.check('GET', `/api/public/v1/things/${id}`, 200, json, 'not json')).toMatch(/not JSON/);
   });
 
   it('fails an error sent as plain JSON where problem+json is declared', () => {
-    expect(checker.check('GET', `/api/public/v1/things/${id}`, 404, json, '{"error":"not_found"}')).toMatch(/media type application\/json/);
+    expect(checker.check('GET', `/api/public/v1/things/${id}`, 404, json, '{"error":"not_found"}')).toMatch(
+      /media type application\/json/,
+    );
   });
 
   it('leaves paths and methods outside the description alone', () => {

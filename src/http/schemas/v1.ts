@@ -1,7 +1,10 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 
 /** The same schema with the description the response documents. */
-export const described = <T extends TSchema>(schema: T, description: string): T => ({ ...schema, description });
+export const described = <T extends TSchema>(schema: T, description: string): T => ({
+  ...schema,
+  description,
+});
 
 // PostgreSQL text cannot hold NUL (the insert fails), so free text refuses it up front with a 422.
 const NO_NUL = '^[^\\u0000]*$';
@@ -228,11 +231,18 @@ export const TokenRequestSchema = Type.Object(
   {
     grant_type: StringEnum(['client_credentials']),
     client_id: Type.Optional(
-      Type.String({ description: "the key's public id, with or without the `svc_` prefix; must match the key" }),
+      Type.String({
+        description: "the key's public id, with or without the `svc_` prefix; must match the key",
+      }),
     ),
     client_secret: Type.Optional(
-      Type.String({ description: 'the whole API key; omit it when the key is sent as the HTTP Basic password' }),
+      Type.String({
+        description: 'the whole API key; omit it when the key is sent as the HTTP Basic password',
+      }),
     ),
   },
-  { description: 'OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string' },
+  {
+    description:
+      'OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string',
+  },
 );

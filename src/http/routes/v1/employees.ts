@@ -59,7 +59,10 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
         headers: DryRunHeaderSchema,
         body: ExternalIdBodySchema,
         response: {
-          200: described(ExternalIdResultSchema, 'The external id as stored (or as it would be, on a dry run)'),
+          200: described(
+            ExternalIdResultSchema,
+            'The external id as stored (or as it would be, on a dry run)',
+          ),
           ...errorResponses([
             'invalid_token',
             'insufficient_scope',

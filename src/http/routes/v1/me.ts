@@ -16,10 +16,14 @@ export function registerMeRoute(app: FastifyInstance, services: AppServices): vo
       schema: {
         summary: 'Describe the calling token',
         operationId: 'describeToken',
-        description: 'Any valid token (API key or person). Returns who the token acts for, its company, its scopes and its expiry.',
+        description:
+          'Any valid token (API key or person). Returns who the token acts for, its company, its scopes and its expiry.',
         tags: ['Token'],
         security: bearerSecurity(null),
-        response: { 200: described(MeSchema, 'The calling token'), ...errorResponses(['invalid_token', 'forbidden', 'rate_limited']) },
+        response: {
+          200: described(MeSchema, 'The calling token'),
+          ...errorResponses(['invalid_token', 'forbidden', 'rate_limited']),
+        },
       },
     },
     async (request) => {

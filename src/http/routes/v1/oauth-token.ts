@@ -43,7 +43,7 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
         description:
           'OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. ' +
           'The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. ' +
-          'Errors use OAuth\'s own JSON form `{error, error_description}`. At most 60 requests per minute per key.',
+          "Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key.",
         tags: ['Authentication'],
         // The secret goes in the form body or as the HTTP Basic password.
         security: [{ clientBasic: [] }, {}],

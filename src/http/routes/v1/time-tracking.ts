@@ -99,10 +99,7 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
         response: {
           200: described(WriteResultSchema, 'Dry run: every check ran, nothing was stored'),
           201: described(WriteResultSchema, 'Recorded and submitted for approval'),
-          ...errorResponses([
-            ...WRITE_ERRORS.filter((e) => !PUNCH_ONLY_ERRORS.includes(e)),
-            ...BODY_ERRORS,
-          ]),
+          ...errorResponses([...WRITE_ERRORS.filter((e) => !PUNCH_ONLY_ERRORS.includes(e)), ...BODY_ERRORS]),
         },
       },
     },
