@@ -44,36 +44,20 @@ export async function runIdempotentWrite(
       .header('idempotent-replayed', 'true')
       .type(start.status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE)
       .send(start.body);
-  // The outcome is stored in the write's own transaction: one commit instead of two, and no window in
-  // which the write is committed while its key still reads "in flight" (a crash there would let a
-  // retry take the key over and write twice). Outcomes that do not come out of that transaction (a
-  // 4xx raised before or inside it, which rolls it back) are stored on their own, as before.
-  let body: string | null = null;
-  const store = services.ctx.store;
-  const { result } = store.withTransactionHook(
-    async (trx, value) => {
-      const outcome = value as WriteOutcome;
-      body = JSON.stringify(outcome.body);
-      await completeIdempotentRequest(trx, scope, outcome.status, body);
-    },
-    () => write({ detectDuplicates: false }),
-  );
   let outcome: WriteOutcome;
   try {
-    outcome = await result;
+    outcome = await write({ detectDuplicates: false });
   } catch (error) {
     if (error instanceof ApiError && error.status < 500) {
-      const problem = JSON.stringify(services.problemFor(request, error));
-      await completeIdempotentRequest(store.db, scope, error.status, problem);
+      const body = JSON.stringify(services.problemFor(request, error));
+      await completeIdempotentRequest(services.ctx, scope, error.status, body);
       for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
-      return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+      return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(body);
     }
     await abandonIdempotentRequest(services.ctx, scope).catch(() => {});
     throw error;
   }
-  if (body === null) {
-    body = JSON.stringify(outcome.body);
-    await completeIdempotentRequest(store.db, scope, outcome.status, body);
-  }
+  const body = JSON.stringify(outcome.body);
+  await completeIdempotentRequest(services.ctx, scope, outcome.status, body);
   return reply.code(outcome.status).type(JSON_CONTENT_TYPE).send(body);
 }
