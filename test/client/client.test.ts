@@ -1,7 +1,7 @@
 // The typed client (client/src) against a real server, on every test database: token caching and
 // renewal, Idempotency-Key on every write (reused on the client's own retries), 429 Retry-After,
 // cursor paging, typed errors and dry runs. A wrapping `fetch` records what went over the wire.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createPunchclockClient,
   type PunchclockClient,
@@ -11,10 +11,8 @@ import {
 import { revokeApiKey } from '../../src/use-cases/admin/api-keys.js';
 import { ContractChecker } from '../support/contract.js';
 import { testDialects } from '../support/databases.js';
-import { type CompanyFixture, createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
-import { entryRows, HOUR, iso, MINUTE, UUID } from '../support/time-tracking.js';
-
-const T0 = Date.parse('2026-11-10T12:00:00Z');
+import { type CompanyFixture, createCompanyFixture, type TestServer } from '../support/server.js';
+import { HOUR, iso, MINUTE, T0, timeTrackingSuite, UUID } from '../support/time-tracking.js';
 const TOKEN_PATH = '/api/public/v1/oauth/token';
 
 interface Exchange {
@@ -41,17 +39,19 @@ function recorder(contract: ContractChecker) {
     },
     async fetch(request: Request): Promise<Response> {
       const body = await request.clone().text();
-      if (failNext > 0) {
-        failNext--;
+      const record = (status: number, responseHeaders: Headers) =>
         exchanges.push({
           method: request.method,
           url: request.url,
           path: new URL(request.url).pathname,
           headers: new Headers(request.headers),
           body,
-          status: 0,
-          responseHeaders: new Headers(),
+          status,
+          responseHeaders,
         });
+      if (failNext > 0) {
+        failNext--;
+        record(0, new Headers());
         throw new TypeError('fetch failed (simulated)');
       }
       const response = await fetch(request);
@@ -63,15 +63,7 @@ function recorder(contract: ContractChecker) {
         await response.clone().text(),
       );
       if (violation) throw new Error(`response outside the OpenAPI description: ${violation}`);
-      exchanges.push({
-        method: request.method,
-        url: request.url,
-        path: new URL(request.url).pathname,
-        headers: new Headers(request.headers),
-        body,
-        status: response.status,
-        responseHeaders: response.headers,
-      });
+      record(response.status, response.headers);
       return response;
     },
     tokenRequests() {
@@ -97,16 +89,7 @@ async function caught(promise: Promise<unknown>): Promise<PunchclockError> {
 }
 
 describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on %s', (_name, dialect) => {
-  let server: TestServer;
-  let t = T0;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { now: () => t, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-  });
-  afterAll(async () => server?.stop());
-  beforeEach(() => {
-    t = T0;
-  });
+  const suite = timeTrackingSuite(dialect);
 
   const contracts = new WeakMap<TestServer, ContractChecker>();
   function contractOf(target: TestServer): ContractChecker {
@@ -118,7 +101,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
     return contract;
   }
 
-  function connect(fixture: CompanyFixture, options: Partial<PunchclockClientOptions> = {}, target: TestServer = server) {
+  function connect(
+    fixture: CompanyFixture,
+    options: Partial<PunchclockClientOptions> = {},
+    target: TestServer = suite.server,
+  ) {
     const wire = recorder(contractOf(target));
     const client = createPunchclockClient({
       baseUrl: target.listenUrl,
@@ -132,7 +119,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
   }
 
   const company = (options: Parameters<typeof createCompanyFixture>[1] = {}) =>
-    createCompanyFixture(server.ctx, { timeZone: 'Europe/Berlin', ...options });
+    createCompanyFixture(suite.server.ctx, { timeZone: 'Europe/Berlin', ...options });
 
   function assertNoSecretsInUrls(wire: ReturnType<typeof recorder>, fixture: CompanyFixture) {
     for (const exchange of wire.exchanges) {
@@ -150,7 +137,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
 
       const me = await client.me();
       expect(me).toMatchObject({ principal: 'api_key', id: fixture.key.id, publicId: fixture.key.clientId });
-      expect(me.scopes.map((s) => s.id).sort()).toEqual(['attendance.read', 'attendance.record', 'employees.read']);
+      expect(me.scopes.map((s) => s.id).sort()).toEqual([
+        'attendance.read',
+        'attendance.record',
+        'employees.read',
+      ]);
       await client.listEmployees({ limit: 1 });
       await client.recordClockEvent(
         { employee: { id: fixture.employees[0]!.id }, type: 'clock_in', occurredAt: iso(T0 - HOUR) },
@@ -209,7 +200,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       // server refuses the cached token (401 invalid_token) before the client thinks it expired.
       const { client, wire } = connect(fixture, { now: () => T0 });
       await client.me();
-      t = T0 + 16 * MINUTE;
+      suite.now = T0 + 16 * MINUTE;
       const page = await client.listEmployees();
       expect(page.items).toHaveLength(2);
 
@@ -228,27 +219,32 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const fixture = await company();
       const { client, wire } = connect(fixture, { now: () => T0 });
       await client.me();
-      t = T0 + 16 * MINUTE;
+      suite.now = T0 + 16 * MINUTE;
       const result = await client.recordClockEvent({
         employee: { externalId: 'EXT-0' },
         type: 'clock_in',
-        occurredAt: iso(t - 5 * MINUTE),
+        occurredAt: iso(suite.now - 5 * MINUTE),
       });
       expect(result).toMatchObject({ type: 'clock_in', status: 'open', dryRun: false });
       const writes = wire.writes();
       expect(writes.map((w) => w.status)).toEqual([401, 201]);
       expect(writes[0]!.headers.get('idempotency-key')).toMatch(UUID);
       expect(writes[1]!.headers.get('idempotency-key')).toBe(writes[0]!.headers.get('idempotency-key'));
-      expect(await entryRows(server.store, fixture.employees[0]!.id)).toHaveLength(1);
+      expect(await suite.rows(fixture.employees[0]!.id)).toHaveLength(1);
     });
 
     it('a revoked key: the 401 leads to one renewal attempt, which fails with invalid_client', async () => {
       const fixture = await company();
       const { client, wire } = connect(fixture);
       await client.me();
-      await revokeApiKey(server.ctx, fixture.key.id);
+      await revokeApiKey(suite.server.ctx, fixture.key.id);
       const error = await caught(client.me());
-      expect(error).toMatchObject({ operation: 'issueToken', status: 401, error: 'invalid_client', code: null });
+      expect(error).toMatchObject({
+        operation: 'issueToken',
+        status: 401,
+        error: 'invalid_client',
+        code: null,
+      });
       expect(error.detail).toEqual(expect.any(String));
       expect(wire.resourceRequests().map((r) => r.status)).toEqual([200, 401]);
       expect(wire.tokenRequests().map((r) => r.status)).toEqual([200, 401]);
@@ -260,7 +256,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const wrongSecret = `${fixture.key.clientId}_${'x'.repeat(43)}`;
       const { client, wire } = connect(fixture, { clientSecret: wrongSecret });
       const error = await caught(client.me());
-      expect(error).toMatchObject({ name: 'PunchclockError', operation: 'issueToken', status: 401, error: 'invalid_client' });
+      expect(error).toMatchObject({
+        name: 'PunchclockError',
+        operation: 'issueToken',
+        status: 401,
+        error: 'invalid_client',
+      });
       expect(error.body).toMatchObject({ error: 'invalid_client', error_description: expect.any(String) });
       expect(error.message).toMatch(/^issueToken failed: 401 invalid_client/);
       expect(error.message).not.toContain(wrongSecret);
@@ -273,7 +274,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const fixture = await company();
       const { client } = connect(fixture);
       await client.me();
-      const seen = JSON.stringify(client, (_key, value: unknown) => (typeof value === 'function' ? '[fn]' : value));
+      const seen = JSON.stringify(client, (_key, value: unknown) =>
+        typeof value === 'function' ? '[fn]' : value,
+      );
       expect(seen).not.toContain(fixture.key.secret);
     });
   });
@@ -323,7 +326,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
         [201, null],
         [201, 'true'],
       ]);
-      expect(await entryRows(server.store, fixture.employees[0]!.id)).toHaveLength(1);
+      expect(await suite.rows(fixture.employees[0]!.id)).toHaveLength(1);
     });
 
     it('a dropped connection is retried with the same Idempotency-Key', async () => {
@@ -374,7 +377,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const renamed = await client.setExternalId(id, 'BADGE-NEW', { dryRun: true });
       expect(renamed).toEqual({ id, externalId: 'BADGE-NEW', dryRun: true });
 
-      expect(await entryRows(server.store, id)).toHaveLength(0);
+      expect(await suite.rows(id)).toHaveLength(0);
       const employees = await client.listEmployees();
       expect(employees.items.find((e) => e.id === id)?.externalId).toBe('EXT-0');
       expect((await client.listTimeEntries({ employeeId: id })).items).toEqual([]);
@@ -382,9 +385,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       // and without dryRun, the same calls do write
       const stored = await client.setExternalId(id, 'BADGE-NEW');
       expect(stored).toEqual({ id, externalId: 'BADGE-NEW', dryRun: false });
-      const real = await client.recordClockEvent({ employee: { externalId: 'BADGE-NEW' }, type: 'toggle', occurredAt: iso(T0 - HOUR) });
+      const real = await client.recordClockEvent({
+        employee: { externalId: 'BADGE-NEW' },
+        type: 'toggle',
+        occurredAt: iso(T0 - HOUR),
+      });
       expect(real).toMatchObject({ timeEntryId: expect.stringMatching(UUID), dryRun: false });
-      expect(await entryRows(server.store, id)).toHaveLength(1);
+      expect(await suite.rows(id)).toHaveLength(1);
     });
   });
 
@@ -394,7 +401,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const { client } = connect(fixture);
       const employee = { id: fixture.employees[0]!.id };
       await client.recordClockEvent({ employee, type: 'clock_in', occurredAt: iso(T0 - 2 * HOUR) });
-      const error = await caught(client.recordClockEvent({ employee, type: 'clock_in', occurredAt: iso(T0 - HOUR) }));
+      const error = await caught(
+        client.recordClockEvent({ employee, type: 'clock_in', occurredAt: iso(T0 - HOUR) }),
+      );
       expect(error).toMatchObject({
         name: 'PunchclockError',
         operation: 'recordClockEvent',
@@ -425,7 +434,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       );
       expect(error).toMatchObject({ status: 422, error: 'validation_failed', code: 1800 });
       expect(error.errors.map((e) => e.field)).toContain('occurredAt');
-      expect(error.errors[0]).toEqual({ field: expect.any(String), message: expect.any(String), code: expect.anything() });
+      expect(error.errors[0]).toEqual({
+        field: expect.any(String),
+        message: expect.any(String),
+        code: expect.anything(),
+      });
       expect(error.message).toMatch(/occurredAt/);
     });
 
@@ -441,7 +454,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       );
       expect(missing).toMatchObject({ status: 404, error: 'employee_not_found', code: 2404 });
       const badRange = await caught(
-        client.listTimeEntries({ employeeId: fixture.employees[0]!.id, from: '2026-01-01', to: '2026-11-01' }),
+        client.listTimeEntries({
+          employeeId: fixture.employees[0]!.id,
+          from: '2026-01-01',
+          to: '2026-11-01',
+        }),
       );
       expect(badRange).toMatchObject({ status: 422, error: 'validation_failed' });
     });
@@ -485,7 +502,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
         await client.recordShift({ employee: { id }, clockIn: iso(start), clockOut: iso(start + 2 * HOUR) });
       }
       const entries = [];
-      for await (const entry of client.timeEntries({ employeeId: id, from: '2026-10-01', to: '2026-11-10', limit: 5 }))
+      for await (const entry of client.timeEntries({
+        employeeId: id,
+        from: '2026-10-01',
+        to: '2026-11-10',
+        limit: 5,
+      }))
         entries.push(entry);
       expect(entries).toHaveLength(days);
       const dates = entries.map((e) => e.workDate);
@@ -497,27 +519,21 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
   });
 
   describe('429 Retry-After', () => {
-    let limited: TestServer;
-    let lt = T0;
-
-    beforeAll(async () => {
-      limited = await startTestServer(dialect, { now: () => lt, env: { RATE_LIMIT_PER_MINUTE: '2' } });
-    });
-    afterAll(async () => limited?.stop());
+    const limited = timeTrackingSuite(dialect, { env: { RATE_LIMIT_PER_MINUTE: '2' } });
 
     it('waits Retry-After (through the injected sleep) and resends the write with the same Idempotency-Key', async () => {
-      lt = T0;
-      const fixture = await createCompanyFixture(limited.ctx, { timeZone: 'Europe/Berlin' });
+      limited.now = T0;
+      const fixture = await createCompanyFixture(limited.server.ctx, { timeZone: 'Europe/Berlin' });
       const waits: number[] = [];
       const { client, wire } = connect(
         fixture,
         {
           sleep: async (ms) => {
             waits.push(ms);
-            lt += ms; // the server's clock moves on while the client waits
+            limited.now += ms; // the server's clock moves on while the client waits
           },
         },
-        limited,
+        limited.server,
       );
       await client.me();
       await client.me();
@@ -526,7 +542,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
         type: 'clock_in',
         occurredAt: iso(T0 - HOUR),
       });
-      expect(result).toMatchObject({ type: 'clock_in', dryRun: false, timeEntryId: expect.stringMatching(UUID) });
+      expect(result).toMatchObject({
+        type: 'clock_in',
+        dryRun: false,
+        timeEntryId: expect.stringMatching(UUID),
+      });
 
       const writes = wire.writes();
       expect(writes.map((w) => w.status)).toEqual([429, 201]);
@@ -536,13 +556,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       expect(writes[0]!.headers.get('idempotency-key')).toMatch(UUID);
       expect(writes[1]!.headers.get('idempotency-key')).toBe(writes[0]!.headers.get('idempotency-key'));
       expect(writes[1]!.body).toBe(writes[0]!.body);
-      expect(await entryRows(limited.store, fixture.employees[0]!.id)).toHaveLength(1);
+      expect(await limited.rows(fixture.employees[0]!.id)).toHaveLength(1);
       expect(wire.tokenRequests()).toHaveLength(1);
     });
 
     it('gives up after maxRetries with a typed rate_limited error', async () => {
-      lt = T0 + 10 * MINUTE;
-      const fixture = await createCompanyFixture(limited.ctx, { timeZone: 'Europe/Berlin' });
+      limited.now = T0 + 10 * MINUTE;
+      const fixture = await createCompanyFixture(limited.server.ctx, { timeZone: 'Europe/Berlin' });
       const waits: number[] = [];
       const { client, wire } = connect(
         fixture,
@@ -552,7 +572,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
             waits.push(ms); // the server's clock does not move: still limited
           },
         },
-        limited,
+        limited.server,
       );
       await client.me();
       await client.me();
@@ -567,9 +587,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
 
 describe('client options', () => {
   it('refuses to start without credentials', () => {
-    expect(() => createPunchclockClient({ baseUrl: 'http://127.0.0.1:1', clientId: '', clientSecret: '' })).toThrow(
-      /clientId and clientSecret are required/,
-    );
+    expect(() =>
+      createPunchclockClient({ baseUrl: 'http://127.0.0.1:1', clientId: '', clientSecret: '' }),
+    ).toThrow(/clientId and clientSecret are required/);
   });
 
   it('accepts a base URL with a trailing slash or with the /api/public/v1 prefix', async () => {
@@ -580,10 +600,13 @@ describe('client options', () => {
       clientSecret: 'svc_x_y',
       fetch: async (request) => {
         urls.push(request.url);
-        return new Response(JSON.stringify({ error: 'invalid_client', error_description: 'unknown client' }), {
-          status: 401,
-          headers: { 'content-type': 'application/json' },
-        });
+        return new Response(
+          JSON.stringify({ error: 'invalid_client', error_description: 'unknown client' }),
+          {
+            status: 401,
+            headers: { 'content-type': 'application/json' },
+          },
+        );
       },
     });
     await expect(client.me()).rejects.toMatchObject({ error: 'invalid_client' });

@@ -1,8 +1,9 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey, revokeApiKey, rotateApiKey } from '../../src/use-cases/admin/api-keys.js';
+import { revokeApiKey, rotateApiKey } from '../../src/use-cases/admin/api-keys.js';
 import { updateCompany } from '../../src/use-cases/admin/companies.js';
 import { createUser, deactivateUser, issueUserToken } from '../../src/use-cases/admin/users.js';
+import { expectProblem, type Json, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -17,8 +18,6 @@ const ME = '/api/public/v1/me';
 const EMPLOYEES = '/api/public/v1/employees';
 const CLOCK_EVENTS = '/api/public/v1/time-clock/events';
 const GENERIC = 'client authentication failed';
-
-type Json = Record<string, unknown>;
 
 function form(params: Record<string, string>): string {
   return new URLSearchParams(params).toString();
@@ -74,16 +73,6 @@ async function expectOAuthError(response: Response, status: number, error: strin
   return body;
 }
 
-async function expectProblem(response: Response, status: number, error: string): Promise<Json> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await response.json()) as Json;
-  expect(body.error).toBe(error);
-  expect(body.status).toBe(status);
-  expect(body.type).toMatch(new RegExp(`/${error.replaceAll('_', '-')}$`));
-  return body;
-}
-
 describe.each(testDialects().map((d) => [d.name, d] as const))('authentication on %s', (_name, dialect) => {
   let server: TestServer;
   // The server's clock: real time plus an offset the tests may move (and afterEach puts back).
@@ -97,6 +86,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
   afterEach(() => {
     offset = 0;
   });
+
+  /** Another key of the fixture's company, with employees.read only. */
+  const readerKey = (
+    fixture: CompanyFixture,
+    name: string,
+    options: { expires?: string; allowIp?: string },
+  ) => secondKey(server.ctx, fixture, { name, scopes: 'employees.read', ...options });
 
   describe('token endpoint errors', () => {
     it('refuses a secret in the query string', async () => {
@@ -146,32 +142,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
         400,
         'invalid_request',
       );
-      await expectOAuthError(
-        await server.request(TOKEN_PATH, {
-          method: 'POST',
-          json: { grant_type: 'client_credentials', client_secret: fixture.key.secret },
-        }),
-        400,
-        'invalid_request',
-      );
-      await expectOAuthError(
-        await server.request(TOKEN_PATH, {
-          method: 'POST',
-          headers: { 'content-type': 'text/plain' },
-          body: credentials(fixture),
-        }),
-        400,
-        'invalid_request',
-      );
-      await expectOAuthError(
-        await server.request(TOKEN_PATH, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: '{not json',
-        }),
-        400,
-        'invalid_request',
-      );
+      for (const init of [
+        { json: { grant_type: 'client_credentials', client_secret: fixture.key.secret } },
+        { headers: { 'content-type': 'text/plain' }, body: credentials(fixture) },
+        { headers: { 'content-type': 'application/json' }, body: '{not json' },
+      ]) {
+        await expectOAuthError(
+          await server.request(TOKEN_PATH, { method: 'POST', ...init }),
+          400,
+          'invalid_request',
+        );
+      }
     });
 
     it('needs grant_type and supports only client_credentials', async () => {
@@ -235,11 +216,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it('refuses an expired key, naming the reason', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const key = await createApiKey(server.ctx, {
-        companyId: fixture.companyId,
-        createdBy: fixture.adminId,
-        name: 'short-lived',
-        scopes: 'employees.read',
+      const key = await readerKey(fixture, 'short-lived', {
         expires: new Date(now() + 60 * 60_000).toISOString(),
       });
       await fetchToken(server, key.clientId, key.secret);
@@ -257,13 +234,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it("refuses a client outside the key's IP allowlist and accepts one inside", async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const outside = await createApiKey(server.ctx, {
-        companyId: fixture.companyId,
-        createdBy: fixture.adminId,
-        name: 'office only',
-        scopes: 'employees.read',
-        allowIp: '10.0.0.0/8, 192.168.1.0/24',
-      });
+      const outside = await readerKey(fixture, 'office only', { allowIp: '10.0.0.0/8, 192.168.1.0/24' });
       const body = await expectOAuthError(
         await tokenRequest(
           server,
@@ -277,13 +248,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
         'invalid_client',
       );
       expect(body.error_description).toMatch(/IP/);
-      const inside = await createApiKey(server.ctx, {
-        companyId: fixture.companyId,
-        createdBy: fixture.adminId,
-        name: 'loopback',
-        scopes: 'employees.read',
-        allowIp: '127.0.0.0/8',
-      });
+      const inside = await readerKey(fixture, 'loopback', { allowIp: '127.0.0.0/8' });
       const token = await fetchToken(server, inside.clientId, inside.secret);
       expect((await server.request(ME, { token })).status).toBe(200);
     });
@@ -511,11 +476,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it('stops an issued token once its key has expired', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const key = await createApiKey(server.ctx, {
-        companyId: fixture.companyId,
-        createdBy: fixture.adminId,
-        name: 'five minutes',
-        scopes: 'employees.read',
+      const key = await readerKey(fixture, 'five minutes', {
         expires: new Date(now() + 5 * 60_000).toISOString(),
       });
       const token = await fetchToken(server, key.clientId, key.secret);

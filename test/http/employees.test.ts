@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import type { Static } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmployeePageSchema } from '../../src/http/schemas/v1.js';
 import { createEmployee, deleteEmployee, updateEmployee } from '../../src/use-cases/admin/employees.js';
+import { expectProblem, type Json, type ProblemResponseBody } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -13,41 +16,15 @@ import {
 const EMPLOYEES = '/api/public/v1/employees';
 const DRY_RUN = 'X-Service-Dry-Run';
 
-type Json = Record<string, unknown>;
-interface EmployeeItem {
-  id: string;
-  externalId: string | null;
-  firstName: string | null;
-  lastName: string | null;
-  email: string;
-  status: string;
-  departmentId: string | null;
-  positionId: string | null;
-}
-interface Page {
-  items: EmployeeItem[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
+/** GET /employees, 200, as the published description declares it. */
+type Page = Static<typeof EmployeePageSchema>;
 
 const externalIdPath = (id: string) => `${EMPLOYEES}/${id}/external-id`;
 
-async function expectProblem(response: Response, status: number, error: string): Promise<Json> {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await response.json()) as Json;
-  expect(body.error).toBe(error);
-  expect(body.status).toBe(status);
-  expect(body.type).toMatch(new RegExp(`/${error.replaceAll('_', '-')}$`));
-  expect(typeof body.code).toBe('number');
-  expect(typeof body.correlationId).toBe('string');
-  return body;
-}
-
-async function expectValidation(response: Response, field: string): Promise<Json> {
+async function expectValidation(response: Response, field: string): Promise<ProblemResponseBody> {
   const body = await expectProblem(response, 422, 'validation_failed');
   expect(body.code).toBe(1800);
-  const errors = body.errors as { field: string; message: string }[];
+  const errors = body.errors!;
   expect(Array.isArray(errors)).toBe(true);
   expect(errors.map((e) => e.field)).toContain(field);
   return body;

@@ -1,24 +1,24 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { confirmDay, decideEntry } from '../../src/use-cases/admin/days-and-entries.js';
 import { createEmployee, deleteEmployee, updateEmployee } from '../../src/use-cases/admin/employees.js';
 import { testDialects } from '../support/databases.js';
-import { startTestServer, type TestServer } from '../support/server.js';
 import {
-  countRows,
   createTenant,
   DAY,
   ENTRIES,
-  entryRows,
+  expectReplay,
   HOUR,
   iso,
   MINUTE,
-  type Tenant,
+  punch,
+  shift,
+  shiftBody,
+  T0,
   type TimeEntryItem,
+  timeTrackingSuite,
   UUID,
   WRITE_RESULT_KEYS,
 } from '../support/time-tracking.js';
-
-const T0 = Date.parse('2026-11-10T12:00:00Z');
 
 const LIST_ITEM_KEYS = [
   'approvedAt',
@@ -36,20 +36,8 @@ const LIST_ITEM_KEYS = [
 ].sort();
 
 describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on %s', (_name, dialect) => {
-  let server: TestServer;
-  let t = T0;
-
-  beforeAll(async () => {
-    server = await startTestServer(dialect, { now: () => t, env: { RATE_LIMIT_PER_MINUTE: '100000' } });
-  });
-  afterAll(async () => server?.stop());
-  beforeEach(() => {
-    t = T0;
-  });
-
-  const berlin = () => createTenant(server, { timeZone: 'Europe/Berlin' });
-  const shift = (tenant: Tenant, clockIn: string, clockOut: string, extra: Record<string, unknown> = {}) =>
-    tenant.shift({ employee: { id: tenant.employeeId }, clockIn, clockOut, ...extra });
+  const suite = timeTrackingSuite(dialect);
+  const { berlin } = suite;
 
   describe('POST /time-entries', () => {
     it('records a shift: 201, type shift, dated by the clock-in day, submitted for approval', async () => {
@@ -75,7 +63,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         endTime: '16:30:00',
         totalHours: 8,
       });
-      const [row] = await entryRows(server.store, tenant.employeeId);
+      const [row] = await suite.rows(tenant.employeeId);
       expect(row).toMatchObject({
         id: response.body.timeEntryId,
         source: 'api_shift',
@@ -86,11 +74,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         created_by_type: 'api_key',
         created_by_id: tenant.fixture.key.id,
       });
-      const audit = await server.store.db
-        .selectFrom('audit_log')
-        .selectAll()
-        .where('target_id', '=', response.body.timeEntryId!)
-        .execute();
+      const audit = await suite.audit(response.body.timeEntryId!);
       expect(audit).toEqual([
         expect.objectContaining({
           actor_type: 'api_key',
@@ -155,7 +139,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           label,
         ).toContain(field);
       }
-      expect(await entryRows(server.store, tenant.employeeId)).toHaveLength(0);
+      expect(await suite.rows(tenant.employeeId)).toHaveLength(0);
     });
 
     it('names every wrong field when several are wrong', async () => {
@@ -212,23 +196,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       expect((await shift(tenant, '2026-11-10T09:00:00Z', '2026-11-10T10:00:00Z')).status).toBe(201);
       expect((await shift(tenant, '2026-11-10T06:00:00Z', '2026-11-10T07:00:00Z')).status).toBe(201);
       // An open session reaches to the end of time.
-      const opened = await tenant.clock({
-        employee: { id: tenant.employeeId },
-        type: 'clock_in',
-        occurredAt: '2026-11-10T10:30:00Z',
-      });
+      const opened = await punch(tenant, 'clock_in', '2026-11-10T10:30:00Z');
       expect(opened.status).toBe(201);
       const inside = await shift(tenant, '2026-11-10T11:00:00Z', '2026-11-10T11:30:00Z');
       expect(inside.status).toBe(409);
       expect(inside.body.error).toBe('overlaps_existing_entry');
       const before = await shift(tenant, '2026-11-10T10:00:00Z', '2026-11-10T10:30:00Z');
       expect(before.status).toBe(201);
-      expect(await entryRows(server.store, tenant.employeeId)).toHaveLength(5);
+      expect(await suite.rows(tenant.employeeId)).toHaveLength(5);
     });
 
     it('day_locked: a shift on a confirmed day', async () => {
       const tenant = await berlin();
-      await confirmDay(server.ctx, { employeeId: tenant.employeeId, date: '2026-11-09' });
+      await confirmDay(suite.server.ctx, { employeeId: tenant.employeeId, date: '2026-11-09' });
       const response = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z');
       expect(response.status).toBe(409);
       expect(response.body.error).toBe('day_locked');
@@ -237,133 +217,144 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
 
     it('business_rule_violation: no workplace, or no schedule effective yet', async () => {
       const tenant = await berlin();
-      await updateEmployee(server.ctx, tenant.employeeId, { workplace: 'none' });
+      await updateEmployee(suite.server.ctx, tenant.employeeId, { workplace: 'none' });
       const noWorkplace = await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
       expect(noWorkplace.status).toBe(409);
       expect(noWorkplace.body.error).toBe('business_rule_violation');
-      await createEmployee(server.ctx, tenant.fixture.companyId, {
+      await createEmployee(suite.server.ctx, tenant.fixture.companyId, {
         email: 'later@acme.example',
         externalId: 'LATER',
         workplace: tenant.fixture.workplaceId,
         schedule: tenant.fixture.scheduleId,
         scheduleFrom: '2026-11-10',
       });
-      const early = await tenant.shift({
-        employee: { externalId: 'LATER' },
-        clockIn: '2026-11-09T07:00:00Z',
-        clockOut: '2026-11-09T09:00:00Z',
-      });
+      const later = { employee: { externalId: 'LATER' } };
+      const early = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z', later);
       expect(early.status).toBe(409);
       expect(early.body.error).toBe('business_rule_violation');
-      const onTime = await tenant.shift({
-        employee: { externalId: 'LATER' },
-        clockIn: '2026-11-10T07:00:00Z',
-        clockOut: '2026-11-10T09:00:00Z',
-      });
+      const onTime = await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', later);
       expect(onTime.status).toBe(201);
     });
 
     it('404 for an unknown, deleted or foreign employee', async () => {
       const tenant = await berlin();
       const other = await berlin();
-      await deleteEmployee(server.ctx, tenant.fixture.employees[1]!.id);
+      await deleteEmployee(suite.server.ctx, tenant.fixture.employees[1]!.id);
       for (const employee of [
         { id: '00000000-0000-4000-8000-000000000000' },
         { id: other.employeeId },
         { id: tenant.fixture.employees[1]!.id },
         { externalId: 'EXT-1' },
       ]) {
-        const response = await tenant.shift({
-          employee,
-          clockIn: '2026-11-10T07:00:00Z',
-          clockOut: '2026-11-10T09:00:00Z',
-        });
+        const response = await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z', { employee });
         expect(response.status, JSON.stringify(employee)).toBe(404);
         expect(response.body.error).toBe('employee_not_found');
       }
     });
 
-    it('a shift across the end of summer time (Europe/Berlin, 25 Oct 2026): 00:00 to 08:00 is 9 hours', async () => {
-      t = Date.parse('2026-10-26T12:00:00Z');
+    it.each(
+      [
+        {
+          title:
+            'a shift across the end of summer time (Europe/Berlin, 25 Oct 2026): 00:00 to 08:00 is 9 hours',
+          now: '2026-10-26T12:00:00Z',
+          clockIn: '2026-10-25T00:00:00+02:00',
+          clockOut: '2026-10-25T08:00:00+01:00',
+          expected: {
+            workDate: '2026-10-25',
+            time: '00:00:00',
+            occurredAt: '2026-10-25T00:00:00+02:00',
+            startTime: '00:00:00',
+            endTime: '08:00:00',
+            endsNextDay: false,
+            totalHours: 9,
+          },
+          // The same instants sent in UTC give the same entry data.
+          inUtc: {
+            clockIn: '2026-10-24T22:00:00Z',
+            clockOut: '2026-10-25T07:00:00Z',
+            expected: { workDate: '2026-10-25', startTime: '00:00:00', totalHours: 9 },
+          },
+        },
+        {
+          title:
+            'a shift across the start of summer time (Europe/Berlin, 29 Mar 2026): 00:00 to 08:00 is 7 hours',
+          now: '2026-03-30T12:00:00Z',
+          clockIn: '2026-03-29T00:00:00+01:00',
+          clockOut: '2026-03-29T08:00:00+02:00',
+          expected: { workDate: '2026-03-29', startTime: '00:00:00', endTime: '08:00:00', totalHours: 7 },
+          inUtc: null,
+        },
+      ].map((c) => [c.title, c] as const),
+    )('%s', async (_title, { now, clockIn, clockOut, expected, inUtc }) => {
+      suite.now = Date.parse(now);
       const tenant = await berlin();
-      const response = await shift(tenant, '2026-10-25T00:00:00+02:00', '2026-10-25T08:00:00+01:00');
+      const response = await shift(tenant, clockIn, clockOut);
       expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({
-        workDate: '2026-10-25',
-        time: '00:00:00',
-        occurredAt: '2026-10-25T00:00:00+02:00',
-        startTime: '00:00:00',
-        endTime: '08:00:00',
-        endsNextDay: false,
-        totalHours: 9,
-      });
-      // The same instants sent in UTC give the same entry data.
-      const other = await berlin();
-      const utc = await shift(other, '2026-10-24T22:00:00Z', '2026-10-25T07:00:00Z');
-      expect(utc.body).toMatchObject({ workDate: '2026-10-25', startTime: '00:00:00', totalHours: 9 });
-    });
-
-    it('a shift across the start of summer time (Europe/Berlin, 29 Mar 2026): 00:00 to 08:00 is 7 hours', async () => {
-      t = Date.parse('2026-03-30T12:00:00Z');
-      const tenant = await berlin();
-      const response = await shift(tenant, '2026-03-29T00:00:00+01:00', '2026-03-29T08:00:00+02:00');
-      expect(response.status).toBe(201);
-      expect(response.body).toMatchObject({
-        workDate: '2026-03-29',
-        startTime: '00:00:00',
-        endTime: '08:00:00',
-        totalHours: 7,
-      });
+      expect(response.body).toMatchObject(expected);
+      if (inUtc) {
+        const other = await berlin();
+        const utc = await shift(other, inUtc.clockIn, inUtc.clockOut);
+        expect(utc.body).toMatchObject(inUtc.expected);
+      }
     });
 
     it('time zones: workplace zone first, then company zone, else the offset as sent', async () => {
-      const ny = await createTenant(server, {
-        timeZone: 'Europe/Berlin',
-        workplaceTimeZone: 'America/New_York',
-      });
-      const a = await shift(ny, '2026-11-10T03:00:00Z', '2026-11-10T06:00:00Z');
-      expect(a.body).toMatchObject({
-        timeZone: 'America/New_York',
-        workDate: '2026-11-09',
-        startTime: '22:00:00',
-        endTime: '01:00:00',
-        endsNextDay: true,
-        occurredAt: '2026-11-09T22:00:00-05:00',
-      });
-      const kolkata = await createTenant(server, { timeZone: 'Asia/Kolkata' });
-      const b = await shift(kolkata, '2026-11-10T03:00:00Z', '2026-11-10T06:00:00Z');
-      expect(b.body).toMatchObject({
-        timeZone: 'Asia/Kolkata',
-        workDate: '2026-11-10',
-        startTime: '08:30:00',
-        endTime: '11:30:00',
-        endsNextDay: false,
-        occurredAt: '2026-11-10T08:30:00+05:30',
-      });
-      const none = await createTenant(server, {});
-      const c = await shift(none, '2026-11-09T22:00:00-05:00', '2026-11-10T02:00:00-05:00');
-      expect(c.body).toMatchObject({
-        timeZone: 'offset',
-        workDate: '2026-11-09',
-        startTime: '22:00:00',
-        endTime: '02:00:00',
-        endsNextDay: true,
-        totalHours: 4,
-        occurredAt: '2026-11-09T22:00:00-05:00',
-      });
+      for (const { zones, clockIn, clockOut, expected } of [
+        {
+          zones: { timeZone: 'Europe/Berlin', workplaceTimeZone: 'America/New_York' },
+          clockIn: '2026-11-10T03:00:00Z',
+          clockOut: '2026-11-10T06:00:00Z',
+          expected: {
+            timeZone: 'America/New_York',
+            workDate: '2026-11-09',
+            startTime: '22:00:00',
+            endTime: '01:00:00',
+            endsNextDay: true,
+            occurredAt: '2026-11-09T22:00:00-05:00',
+          },
+        },
+        {
+          zones: { timeZone: 'Asia/Kolkata' },
+          clockIn: '2026-11-10T03:00:00Z',
+          clockOut: '2026-11-10T06:00:00Z',
+          expected: {
+            timeZone: 'Asia/Kolkata',
+            workDate: '2026-11-10',
+            startTime: '08:30:00',
+            endTime: '11:30:00',
+            endsNextDay: false,
+            occurredAt: '2026-11-10T08:30:00+05:30',
+          },
+        },
+        {
+          zones: {},
+          clockIn: '2026-11-09T22:00:00-05:00',
+          clockOut: '2026-11-10T02:00:00-05:00',
+          expected: {
+            timeZone: 'offset',
+            workDate: '2026-11-09',
+            startTime: '22:00:00',
+            endTime: '02:00:00',
+            endsNextDay: true,
+            totalHours: 4,
+            occurredAt: '2026-11-09T22:00:00-05:00',
+          },
+        },
+      ]) {
+        const tenant = await createTenant(suite.server, zones);
+        const response = await shift(tenant, clockIn, clockOut);
+        expect(response.body, JSON.stringify(zones)).toMatchObject(expected);
+      }
     });
 
     it('dry run: 200, dryRun true, timeEntryId null, nothing stored; errors still reported', async () => {
       const tenant = await berlin();
-      const entries = await countRows(server.store, 'time_entries');
-      const audit = await countRows(server.store, 'audit_log');
+      const entries = await suite.count('time_entries');
+      const audit = await suite.count('audit_log');
       const dry = { 'x-service-dry-run': 'true' };
       const response = await tenant.shift(
-        {
-          employee: { id: tenant.employeeId },
-          clockIn: '2026-11-10T07:00:00Z',
-          clockOut: '2026-11-10T09:00:00Z',
-        },
+        shiftBody(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z'),
         dry,
       );
       expect(response.status).toBe(200);
@@ -374,15 +365,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         dryRun: true,
         totalHours: 2,
       });
-      expect(await countRows(server.store, 'time_entries')).toBe(entries);
-      expect(await countRows(server.store, 'audit_log')).toBe(audit);
+      expect(await suite.count('time_entries')).toBe(entries);
+      expect(await suite.count('audit_log')).toBe(audit);
       expect((await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z')).status).toBe(201);
       const overlap = await tenant.shift(
-        {
-          employee: { id: tenant.employeeId },
-          clockIn: '2026-11-10T08:00:00Z',
-          clockOut: '2026-11-10T10:00:00Z',
-        },
+        shiftBody(tenant, '2026-11-10T08:00:00Z', '2026-11-10T10:00:00Z'),
         dry,
       );
       expect(overlap.status).toBe(409);
@@ -391,18 +378,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
 
     it('idempotency: a replay returns the stored result; a different body is refused', async () => {
       const tenant = await berlin();
-      const body = {
-        employee: { id: tenant.employeeId },
-        clockIn: '2026-11-10T07:00:00Z',
-        clockOut: '2026-11-10T09:00:00Z',
-      };
+      const body = shiftBody(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
       const first = await tenant.shift(body, { 'idempotency-key': 'shift-1' });
       expect(first.status).toBe(201);
       const second = await tenant.shift(body, { 'idempotency-key': 'shift-1' });
-      expect(second.status).toBe(201);
-      expect(second.headers.get('idempotent-replayed')).toBe('true');
-      expect(second.text).toBe(first.text);
-      expect(await entryRows(server.store, tenant.employeeId)).toHaveLength(1);
+      expectReplay(second, first, 201);
+      expect(await suite.rows(tenant.employeeId)).toHaveLength(1);
       const changed = await tenant.shift({ ...body, note: 'changed' }, { 'idempotency-key': 'shift-1' });
       expect(changed.status).toBe(422);
       expect(changed.body.error).toBe('idempotency_key_reused');
@@ -412,15 +393,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
     });
 
     it('needs the attendance.record scope', async () => {
-      const reader = await createTenant(server, { timeZone: 'Europe/Berlin', scopes: 'attendance.read' });
+      const reader = await berlin({ scopes: 'attendance.read' });
       const response = await shift(reader, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
       expect(response.status).toBe(403);
       expect(response.body.error).toBe('insufficient_scope');
-      const clock = await reader.clock({
-        employee: { id: reader.employeeId },
-        type: 'clock_in',
-        occurredAt: '2026-11-10T08:00:00Z',
-      });
+      const clock = await punch(reader, 'clock_in', '2026-11-10T08:00:00Z');
       expect(clock.status).toBe(403);
       expect(clock.body.error).toBe('insufficient_scope');
     });
@@ -463,12 +440,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
     it('lists entries with every field; an open entry has endTime null and totalHours 0', async () => {
       const tenant = await berlin();
       const done = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T15:30:00Z', { breakMinutes: 30 });
-      t = T0 + 5 * MINUTE;
-      const open = await tenant.clock({
-        employee: { id: tenant.employeeId },
-        type: 'clock_in',
-        occurredAt: '2026-11-10T08:00:00Z',
-      });
+      suite.now = T0 + 5 * MINUTE;
+      const open = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
       const response = await tenant.list({ externalId: 'EXT-0', from: '2026-11-01', to: '2026-11-10' });
       expect(response.status).toBe(200);
       expect(response.body.hasMore).toBe(false);
@@ -511,9 +484,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       const tenant = await berlin();
       const a = await shift(tenant, '2026-11-08T07:00:00Z', '2026-11-08T09:00:00Z');
       const b = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z');
-      t = T0 + HOUR;
-      await decideEntry(server.ctx, a.body.timeEntryId!, 'approved');
-      await decideEntry(server.ctx, b.body.timeEntryId!, 'rejected');
+      suite.now = T0 + HOUR;
+      await decideEntry(suite.server.ctx, a.body.timeEntryId!, 'approved');
+      await decideEntry(suite.server.ctx, b.body.timeEntryId!, 'rejected');
       await tenant.refreshToken();
       const response = await tenant.list({
         employeeId: tenant.employeeId,
@@ -528,12 +501,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
 
     it('defaults: to is today in the company zone, from is 30 days before', async () => {
       // Asia/Kolkata is 5:30 ahead of UTC: at 20:00 UTC on 10 Nov it is already 11 Nov there.
-      t = Date.parse('2026-10-12T12:00:00Z');
-      const tenant = await createTenant(server, { timeZone: 'Asia/Kolkata' });
+      suite.now = Date.parse('2026-10-12T12:00:00Z');
+      const tenant = await createTenant(suite.server, { timeZone: 'Asia/Kolkata' });
       const a = await shift(tenant, '2026-10-11T10:00:00+05:30', '2026-10-11T12:00:00+05:30');
       const b = await shift(tenant, '2026-10-12T10:00:00+05:30', '2026-10-12T12:00:00+05:30');
       expect([a.status, b.status]).toEqual([201, 201]);
-      t = Date.parse('2026-11-10T20:00:00Z');
+      suite.now = Date.parse('2026-11-10T20:00:00Z');
       await tenant.refreshToken();
       const c = await shift(tenant, '2026-11-11T00:15:00+05:30', '2026-11-11T01:15:00+05:30');
       expect(c.status).toBe(201);
@@ -566,15 +539,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         const theirs = await tenant.shift({ employee: { id: other.id }, clockIn, clockOut });
         expect(theirs.status).toBe(201);
       }
-      expect(
-        (
-          await tenant.clock({
-            employee: { id: tenant.employeeId },
-            type: 'clock_in',
-            occurredAt: '2026-11-10T08:00:00Z',
-          })
-        ).status,
-      ).toBe(201);
+      expect((await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z')).status).toBe(201);
 
       const range = { employeeId: tenant.employeeId, from: '2026-11-01', to: '2026-11-10' };
       const all = await tenant.list({ ...range, limit: 100 });
@@ -638,10 +603,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         );
         expect(
           (
-            await tenant.shift({
+            await shift(tenant, `2026-11-${day}T07:00:00Z`, `2026-11-${day}T09:00:00Z`, {
               employee: { id: tenant.fixture.employees[1]!.id },
-              clockIn: `2026-11-${day}T07:00:00Z`,
-              clockOut: `2026-11-${day}T09:00:00Z`,
             })
           ).status,
         ).toBe(201);
@@ -683,7 +646,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       const tenant = await berlin();
       const other = await berlin();
       expect((await shift(other, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z')).status).toBe(201);
-      await createEmployee(server.ctx, other.fixture.companyId, {
+      await createEmployee(suite.server.ctx, other.fixture.companyId, {
         email: 'only@other.example',
         externalId: 'ONLY-OTHER',
         workplace: other.fixture.workplaceId,
@@ -706,7 +669,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
     });
 
     it('needs the attendance.read scope', async () => {
-      const writer = await createTenant(server, { timeZone: 'Europe/Berlin', scopes: 'attendance.record' });
+      const writer = await berlin({ scopes: 'attendance.record' });
       const response = await writer.list({ employeeId: writer.employeeId });
       expect(response.status).toBe(403);
       expect(response.body.error).toBe('insufficient_scope');

@@ -1,9 +1,18 @@
+import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Store } from '../../src/db/database.js';
 import type { TimeEntryRow } from '../../src/db/schema.js';
-import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
-import type { UseCaseContext } from '../../src/use-cases/context.js';
-import { type CompanyFixture, createCompanyFixture, fetchToken, type TestServer } from './server.js';
+import type { TimeEntryPageSchema, TimeEntrySchema, WriteResultSchema } from '../../src/http/schemas/v1.js';
+import type { ProblemResponseBody } from './api.js';
+import type { TestDialect } from './databases.js';
+import {
+  type CompanyFixture,
+  createCompanyFixture,
+  fetchToken,
+  startTestServer,
+  type TestServer,
+} from './server.js';
 
 /** Shared helpers for the HTTP tests of the time-tracking endpoints. */
 
@@ -28,54 +37,10 @@ export const WRITE_RESULT_KEYS = [
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-export interface WriteResultBody {
-  timeEntryId: string | null;
-  employee: { id: string; externalId: string | null };
-  type: string;
-  workDate: string;
-  time: string;
-  timeZone: string;
-  occurredAt: string;
-  endsNextDay: boolean;
-  status: string;
-  dryRun: boolean;
-  startTime: string | null;
-  endTime: string | null;
-  totalHours: number | null;
-}
-
-export interface ProblemResponseBody {
-  type: string;
-  title: string;
-  status: number;
-  detail: string | null;
-  instance: string | null;
-  code: number;
-  error: string;
-  correlationId: string | null;
-  errors: { field: string; message: string; code: string | null }[] | null;
-}
-
-export interface TimeEntryItem {
-  id: string;
-  employee: { id: string; externalId: string | null };
-  workDate: string;
-  startTime: string;
-  endTime: string | null;
-  endsNextDay: boolean;
-  totalHours: number;
-  breakMinutes: number | null;
-  status: string;
-  source: string;
-  approvedAt: string | null;
-  createdAt: string;
-}
-
-export interface PageBody {
-  items: TimeEntryItem[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
+// The response bodies as the published description declares them.
+export type WriteResultBody = Static<typeof WriteResultSchema>;
+export type TimeEntryItem = Static<typeof TimeEntrySchema>;
+export type PageBody = Static<typeof TimeEntryPageSchema>;
 
 /** Every body shape an endpoint under test answers with; tests read the fields they expect. */
 export type AnyBody = Partial<WriteResultBody> & Partial<ProblemResponseBody> & Partial<PageBody>;
@@ -160,15 +125,90 @@ export async function tenantFor(
   return tenant;
 }
 
-/** A second key of the fixture's company (same scopes). */
-export async function secondKey(ctx: UseCaseContext, fixture: CompanyFixture, name = 'second key') {
-  const key = await createApiKey(ctx, {
-    companyId: fixture.companyId,
-    createdBy: fixture.adminId,
-    name,
-    scopes: 'attendance.record,attendance.read,employees.read',
+/** The instant the time-tracking tests start at: Tuesday 10 Nov 2026, 13:00 in Berlin. */
+export const T0 = Date.parse('2026-11-10T12:00:00Z');
+
+/** A server for the tests of one describe block, with a clock they may move. */
+export interface TimeTrackingSuite {
+  /** Started before the block's first test, stopped after its last. */
+  readonly server: TestServer;
+  /** The server's clock (ms since the epoch); put back to the start before every test. */
+  now: number;
+  /** A company in Europe/Berlin (plus `options`) with a token for its key. */
+  berlin(options?: Parameters<typeof createCompanyFixture>[1]): Promise<Tenant>;
+  /** `entryRows` on the server's store. */
+  rows(employeeId: string): Promise<TimeEntryRow[]>;
+  /** `countRows` on the server's store. */
+  count(table: Parameters<typeof countRows>[1]): Promise<number>;
+  /** `auditRows` on the server's store. */
+  audit(targetId: string): ReturnType<typeof auditRows>;
+}
+
+/**
+ * Registers the hooks of the enclosing describe block: a server on `dialect` whose clock is
+ * `suite.now` (reset to `start`, by default T0, before each test) and whose rate limit is out of
+ * the way unless `env` sets it (`env` overrides configuration).
+ */
+export function timeTrackingSuite(
+  dialect: TestDialect,
+  options: { start?: number; env?: Record<string, string> } = {},
+): TimeTrackingSuite {
+  const start = options.start ?? T0;
+  let server: TestServer | undefined;
+  const suite: TimeTrackingSuite = {
+    get server() {
+      if (!server) throw new Error('the server is started in beforeAll');
+      return server;
+    },
+    now: start,
+    berlin: (tenantOptions = {}) =>
+      createTenant(suite.server, { timeZone: 'Europe/Berlin', ...tenantOptions }),
+    rows: (employeeId) => entryRows(suite.server.store, employeeId),
+    count: (table) => countRows(suite.server.store, table),
+    audit: (targetId) => auditRows(suite.server.store, targetId),
+  };
+  beforeAll(async () => {
+    server = await startTestServer(dialect, {
+      now: () => suite.now,
+      env: { RATE_LIMIT_PER_MINUTE: '100000', ...options.env },
+    });
   });
-  return { id: key.id, clientId: key.clientId, secret: key.secret };
+  afterAll(async () => server?.stop());
+  beforeEach(() => {
+    suite.now = start;
+  });
+  return suite;
+}
+
+type Fields = Record<string, unknown>;
+
+/** The fields of a write for the tenant's first employee, named by id; `fields` may replace `employee`. */
+const forFirstEmployee = (tenant: Tenant, fields: Fields): Fields => ({
+  employee: { id: tenant.employeeId },
+  ...fields,
+});
+
+/** A clock-event body; `extra` adds fields or replaces them. */
+export const eventBody = (tenant: Tenant, type: string, occurredAt: string, extra: Fields = {}) =>
+  forFirstEmployee(tenant, { type, occurredAt, ...extra });
+
+/** POST /time-clock/events with `eventBody(tenant, type, occurredAt, extra)`. */
+export const punch = (tenant: Tenant, type: string, occurredAt: string, extra: Fields = {}) =>
+  tenant.clock(eventBody(tenant, type, occurredAt, extra));
+
+/** A shift body; `extra` adds fields or replaces them. */
+export const shiftBody = (tenant: Tenant, clockIn: string, clockOut: string, extra: Fields = {}) =>
+  forFirstEmployee(tenant, { clockIn, clockOut, ...extra });
+
+/** POST /time-entries with `shiftBody(tenant, clockIn, clockOut, extra)`. */
+export const shift = (tenant: Tenant, clockIn: string, clockOut: string, extra: Fields = {}) =>
+  tenant.shift(shiftBody(tenant, clockIn, clockOut, extra));
+
+/** `replay` is `original`'s stored result again: `status`, the same bytes, marked Idempotent-Replayed. */
+export function expectReplay(replay: Reply, original: Reply, status: number): void {
+  expect(replay.status).toBe(status);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  expect(replay.text).toBe(original.text);
 }
 
 export async function entryRows(store: Store, employeeId: string): Promise<TimeEntryRow[]> {
@@ -178,6 +218,11 @@ export async function entryRows(store: Store, employeeId: string): Promise<TimeE
     .where('employee_id', '=', employeeId)
     .orderBy('start_at')
     .execute();
+}
+
+/** The audit-log rows about one target (an entry, an employee, …). */
+export function auditRows(store: Store, targetId: string) {
+  return store.db.selectFrom('audit_log').selectAll().where('target_id', '=', targetId).execute();
 }
 
 export async function countRows(
