@@ -39,7 +39,7 @@ export async function startServer(
   config: Config,
   options: { logger?: Logger | false; now?: () => number } = {},
 ) {
-  const store = createStore(config.database);
+  const store = createStore(config.database, { backgroundCheckpoints: true });
   try {
     await migrateToLatest(store.db);
     const issuer = resolveUrls(config, config.port).tokenIssuer;

@@ -15,6 +15,8 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DatabaseUrl } from '../config.js';
+import { type DirectConnection, registerDirectConnection, statementNameOf } from './prepared.js';
+import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 import type { Database } from './schema.js';
 
 export type Dialect = 'sqlite' | 'postgres';
@@ -23,14 +25,32 @@ export type Tx = Transaction<Database>;
 /** Either a plain connection or an open transaction: repositories accept both. */
 export type Executor = Kysely<Database>;
 
+/** Work added to a transaction (see `Store.withTransactionHook`). */
+export interface TransactionHook {
+  /** Runs first in the transaction; throwing rolls the transaction back before the work runs. */
+  begin?(trx: Tx): Promise<void>;
+  /** Runs after the work succeeded, before the commit. */
+  beforeCommit?(trx: Tx, result: unknown): Promise<void>;
+}
+
 export interface Store {
   readonly db: Db;
   readonly dialect: Dialect;
   ping(): Promise<void>;
   /** Runs `fn` in one transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE). */
   transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T>;
-  /** Takes a row lock on the employee for the rest of the transaction (PostgreSQL); SQLite's write lock already serialises writers. */
-  lockEmployee(trx: Tx, employeeId: string): Promise<void>;
+  /**
+   * Calls `call` and hands `hook` to the first transaction that `call` opens before it returns
+   * (synchronously: an async use case opens its transaction before its first `await`). That
+   * transaction runs `hook.begin` first and `hook.beforeCommit(trx, result)` after its own work, and
+   * commits them all at once; when it fails, none is kept. Returns what `call` returned and whether
+   * the hook was taken up (a call that failed before opening a transaction did not take it; the
+   * caller then does its part on its own).
+   */
+  withTransactionHook<T>(
+    hook: TransactionHook,
+    call: () => Promise<T>,
+  ): { result: Promise<T>; taken: boolean };
   close(): Promise<void>;
 }
 
@@ -89,7 +109,8 @@ function withStatementCache(database: SqliteDatabase.Database) {
   };
 }
 
-function openSqlite(path: string): SqliteDatabase.Database {
+/** The connection settings of every SQLite connection this service opens (the benchmark's floor uses them too). */
+export function openSqlite(path: string): SqliteDatabase.Database {
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new SqliteDatabase(path);
   database.pragma('journal_mode = WAL');
@@ -99,20 +120,122 @@ function openSqlite(path: string): SqliteDatabase.Database {
   return database;
 }
 
-export function createStore(location: DatabaseUrl, options: { poolSize?: number } = {}): Store {
+/**
+ * `transaction` and `withTransactionHook` over a Kysely instance. The hook slot is filled and emptied
+ * within one synchronous stretch of `withTransactionHook`, so no other request can see it.
+ * `direct`: the SQLite connection, on which the prepared queries of a transaction then run directly
+ * (the transaction holds Kysely's connection for its whole length, so they cannot interleave with
+ * anything else).
+ */
+function transactions(db: Db, direct: DirectConnection | null = null) {
+  let pending: TransactionHook | null = null;
+  const run = <T>(fn: (trx: Tx) => Promise<T>) =>
+    direct === null
+      ? db.transaction().execute(fn)
+      : db.transaction().execute((trx) => {
+          registerDirectConnection(trx, { prepare: direct.prepare, ready: () => true });
+          return fn(trx);
+        });
+  return {
+    transaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+      const hook = pending;
+      pending = null;
+      if (hook === null) return run(fn);
+      return run(async (trx) => {
+        if (hook.begin) await hook.begin(trx);
+        const result = await fn(trx);
+        if (hook.beforeCommit) await hook.beforeCommit(trx, result);
+        return result;
+      });
+    },
+    withTransactionHook<T>(hook: TransactionHook, call: () => Promise<T>) {
+      pending = hook;
+      let result: Promise<T>;
+      try {
+        result = call();
+      } catch (error) {
+        result = Promise.reject(error);
+      }
+      const taken = pending === null;
+      pending = null;
+      return { result, taken };
+    },
+  };
+}
+
+type PoolClient = pg.PoolClient;
+
+/*
+ * The texts of prepared queries (prepared.ts) run as named statements: each connection parses and
+ * plans them once, then only binds and executes. The per-request queries carry subqueries and joins
+ * whose planning cost PostgreSQL more than executing them; with names, PostgreSQL also switches to a
+ * cached generic plan where that is as good. Every other query is sent as before.
+ */
+function withNamedStatements(pool: pg.Pool) {
+  const wrapped = new WeakMap<PoolClient, PoolClient>();
+  const wrap = (client: PoolClient): PoolClient => {
+    let proxy = wrapped.get(client);
+    if (proxy === undefined) {
+      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+      proxy = Object.create(client, {
+        query: {
+          value: (text: unknown, values?: unknown[]) => {
+            const name = typeof text === 'string' ? statementNameOf(text) : undefined;
+            return name === undefined ? query(text, values) : query({ name, text, values });
+          },
+        },
+        release: { value: (error?: Error | boolean) => client.release(error) },
+      }) as PoolClient;
+      wrapped.set(client, proxy);
+    }
+    return proxy;
+  };
+  return {
+    connect: async () => wrap(await pool.connect()),
+    end: () => pool.end(),
+  };
+}
+
+export function createStore(
+  location: DatabaseUrl,
+  options: { poolSize?: number; backgroundCheckpoints?: boolean } = {},
+): Store {
   if (location.kind === 'sqlite') {
+    const connection = openSqlite(location.path);
+    // The server's store (not the CLI's one-shot ones): see sqlite-checkpoints.ts.
+    const checkpoints =
+      options.backgroundCheckpoints && location.path !== ':memory:'
+        ? startBackgroundCheckpoints(connection, location.path)
+        : null;
+    const statements = withStatementCache(connection);
     const db = new Kysely<Database>({
-      dialect: new ImmediateTransactionSqliteDialect({ database: withStatementCache(openSqlite(location.path)) }),
+      dialect: new ImmediateTransactionSqliteDialect({ database: statements }),
     });
+    /*
+     * Kysely's SQLite driver puts its one connection behind a mutex and several async layers, which
+     * cost more than a small indexed statement itself. better-sqlite3 runs a statement synchronously,
+     * so prepared queries (prepared.ts) run on the connection directly where that cannot change what
+     * they see or do: outside a transaction only while none is open on the connection (nothing can
+     * interleave with a synchronous statement, which sees, or commits on, the last committed state,
+     * exactly as through Kysely; while another request's transaction is open, it goes through Kysely
+     * and waits, as before), and inside a transaction of this store (see `transactions`).
+     */
+    const direct: DirectConnection = {
+      prepare: (sql) => statements.prepare(sql),
+      ready: () => !connection.inTransaction,
+    };
+    registerDirectConnection(db, direct);
     return {
       db,
       dialect: 'sqlite',
       ping: async () => {
         await sql`select 1`.execute(db);
       },
-      transaction: (fn) => db.transaction().execute(fn),
-      lockEmployee: async () => {},
-      close: () => db.destroy(),
+      ...transactions(db, direct),
+      close: async () => {
+        await checkpoints?.stop();
+        await db.destroy();
+      },
     };
   }
   const pool = new pg.Pool({
@@ -122,17 +245,14 @@ export function createStore(location: DatabaseUrl, options: { poolSize?: number 
   });
   // An idle client losing its server connection must not crash the process.
   pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
   return {
     db,
     dialect: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    transaction: (fn) => db.transaction().execute(fn),
-    lockEmployee: async (trx, employeeId) => {
-      await trx.selectFrom('employees').select('id').where('id', '=', employeeId).forUpdate().execute();
-    },
+    ...transactions(db),
     close: () => db.destroy(),
   };
 }

@@ -3,15 +3,49 @@ import type { Executor } from './database.js';
 
 type Value = string | number | null;
 
-// A parameter value no caller can send: request input never holds NUL + this tag (NUL is refused or
-// unstorable everywhere), and the template is only ever built with these markers.
+// Stand-in values: a template is compiled with these alone, so each parameter of the compiled query
+// is either one of them (an argument's place) or a constant written in the builder.
 const MARK = '\u0000prepared-parameter-';
+
+/** A synchronous connection that can run a statement directly when `ready()` (SQLite, see database.ts). */
+export interface DirectConnection {
+  prepare(sql: string): {
+    all(parameters: readonly unknown[]): unknown[];
+    run(parameters: readonly unknown[]): { changes: number };
+  };
+  ready(): boolean;
+}
+
+const directConnections = new WeakMap<object, DirectConnection>();
+
+/*
+ * SQL texts of prepared queries, with a statement name each: PostgreSQL connections prepare them once
+ * by name (see database.ts) instead of parsing and planning the text on every run. Bounded by the
+ * number of prepared queries in the code.
+ */
+const statementNames = new Map<string, string>();
+
+/** The server-side statement name for `sql`, when it is the text of a prepared query. */
+export function statementNameOf(sql: string): string | undefined {
+  return statementNames.get(sql);
+}
+
+/**
+ * Prepared queries made on `db` (a Kysely instance or one of its transactions) run on `connection`
+ * directly whenever it is ready, instead of through Kysely's executor.
+ */
+export function registerDirectConnection(db: object, connection: DirectConnection): void {
+  directConnections.set(db, connection);
+}
 
 interface Template<R> {
   compiled: CompiledQuery<R>;
   /** For each parameter of the compiled query: the argument index it takes, or -1 for a constant. */
   slots: number[];
 }
+
+/** A query builder, or raw `sql` (which compiles for an executor). */
+type Buildable<R> = Compilable<R> | { compile(db: Executor): CompiledQuery<R> };
 
 /**
  * A query whose shape never changes, built and compiled by Kysely once per database dialect instead
@@ -23,7 +57,7 @@ interface Template<R> {
  */
 export function prepareQuery<A extends Value[], R>(
   arity: A['length'],
-  build: (db: Executor, ...args: A) => Compilable<R>,
+  build: (db: Executor, ...args: A) => Buildable<R>,
 ) {
   // Keyed by the dialect adapter, shared by a Kysely instance and all its transactions.
   const templates = new WeakMap<object, Template<R>>();
@@ -33,30 +67,47 @@ export function prepareQuery<A extends Value[], R>(
     let template = templates.get(adapter);
     if (template === undefined) {
       const marks = Array.from({ length: arity }, (_, i) => `${MARK}${i}`) as A;
-      const compiled = build(db, ...marks).compile();
+      // Query builders ignore the argument; raw `sql` needs the executor it compiles for.
+      const compiled = (build(db, ...marks) as { compile(db: Executor): CompiledQuery<R> }).compile(db);
       const slots = compiled.parameters.map((value) =>
         typeof value === 'string' && value.startsWith(MARK) ? Number(value.slice(MARK.length)) : -1,
       );
       if (new Set(slots.filter((s) => s >= 0)).size !== arity)
-        throw new Error(`prepared query uses ${slots.filter((s) => s >= 0).length} of its ${arity} arguments`);
+        throw new Error(
+          `prepared query uses ${slots.filter((s) => s >= 0).length} of its ${arity} arguments`,
+        );
       template = { compiled, slots };
       templates.set(adapter, template);
+      if (!statementNames.has(compiled.sql))
+        statementNames.set(compiled.sql, `punchclock_${statementNames.size + 1}`);
     }
     const { compiled, slots } = template;
     const parameters = slots.map((slot, i) => (slot === -1 ? compiled.parameters[i] : args[slot]));
     return { ...compiled, parameters };
   }
 
+  async function read(db: Executor, args: A): Promise<R[]> {
+    const compiled = compiledFor(db, args);
+    const direct = directConnections.get(db);
+    if (direct !== undefined && direct.ready())
+      return direct.prepare(compiled.sql).all(compiled.parameters) as R[];
+    return (await db.executeQuery(compiled)).rows;
+  }
+
   return {
     async execute(db: Executor, ...args: A): Promise<R[]> {
-      return (await db.executeQuery(compiledFor(db, args))).rows;
+      return read(db, args);
     },
     async executeTakeFirst(db: Executor, ...args: A): Promise<R | undefined> {
-      return (await db.executeQuery(compiledFor(db, args))).rows[0];
+      return (await read(db, args))[0];
     },
     /** Rows inserted, updated or deleted (for writes). */
     async executeWrite(db: Executor, ...args: A): Promise<number> {
-      const result: QueryResult<R> = await db.executeQuery(compiledFor(db, args));
+      const compiled = compiledFor(db, args);
+      const direct = directConnections.get(db);
+      if (direct !== undefined && direct.ready())
+        return direct.prepare(compiled.sql).run(compiled.parameters).changes;
+      const result: QueryResult<R> = await db.executeQuery(compiled);
       return Number(result.numAffectedRows ?? 0n);
     },
   };

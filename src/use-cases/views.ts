@@ -11,7 +11,12 @@ export function companyView(row: CompanyRow) {
   };
 }
 
-export function employeeListItem(row: EmployeeRow) {
+export function employeeListItem(
+  row: Pick<
+    EmployeeRow,
+    'id' | 'external_id' | 'first_name' | 'last_name' | 'email' | 'status' | 'department_id' | 'position_id'
+  >,
+) {
   return {
     id: row.id,
     externalId: row.external_id,
@@ -28,8 +33,27 @@ export function employeeRef(row: { id: string; external_id: string | null }) {
   return { id: row.id, externalId: row.external_id };
 }
 
+/** The columns a time-entry list item is made of (lists select only these). */
+export type TimeEntryListRow = Pick<
+  TimeEntryRow,
+  | 'id'
+  | 'work_date'
+  | 'start_time'
+  | 'end_time'
+  | 'ends_next_day'
+  | 'net_seconds'
+  | 'break_minutes'
+  | 'status'
+  | 'source'
+  | 'approved_at'
+  | 'created_at'
+>;
+
 /** Spec, Time entry (list item). An open session has no end yet: endTime is null and totalHours 0 until it closes. */
-export function timeEntryListItem(row: TimeEntryRow, employee: { id: string; external_id: string | null }) {
+export function timeEntryListItem(
+  row: TimeEntryListRow,
+  employee: { id: string; external_id: string | null },
+) {
   return {
     id: row.id,
     employee: employeeRef(employee),

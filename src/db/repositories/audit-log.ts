@@ -1,5 +1,6 @@
 import { newId } from '../../ids.js';
 import type { Executor } from '../database.js';
+import { prepareQuery } from '../prepared.js';
 
 export interface AuditEntry {
   companyId: string | null;
@@ -12,19 +13,45 @@ export interface AuditEntry {
   at: string;
 }
 
+// Written by every recorded punch and shift: compiled once (see prepared.ts).
+const insertAudit = prepareQuery(
+  9,
+  (
+    db,
+    id: string,
+    companyId: string | null,
+    actorType: string,
+    actorId: string | null,
+    action: string,
+    targetType: string | null,
+    targetId: string | null,
+    details: string | null,
+    createdAt: string,
+  ) =>
+    db.insertInto('audit_log').values({
+      id,
+      company_id: companyId,
+      actor_type: actorType,
+      actor_id: actorId,
+      action,
+      target_type: targetType,
+      target_id: targetId,
+      details,
+      created_at: createdAt,
+    }),
+);
+
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
-  await db
-    .insertInto('audit_log')
-    .values({
-      id: newId(),
-      company_id: entry.companyId,
-      actor_type: entry.actorType,
-      actor_id: entry.actorId,
-      action: entry.action,
-      target_type: entry.targetType,
-      target_id: entry.targetId,
-      details: entry.details ? JSON.stringify(entry.details) : null,
-      created_at: entry.at,
-    })
-    .execute();
+  await insertAudit.executeWrite(
+    db,
+    newId(),
+    entry.companyId,
+    entry.actorType,
+    entry.actorId,
+    entry.action,
+    entry.targetType,
+    entry.targetId,
+    entry.details ? JSON.stringify(entry.details) : null,
+    entry.at,
+  );
 }

@@ -62,26 +62,72 @@ const byExternalIdWithZone = prepareQuery(2, (db, companyId: string, externalId:
     .where('e.deleted_at', 'is', null),
 );
 
+// The same, taking the row lock on the employee that serialises writes for them (PostgreSQL).
+const byIdWithZoneForUpdate = prepareQuery(2, (db, companyId: string, employeeId: string) =>
+  db
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .selectAll('e')
+    .select('w.time_zone as workplace_time_zone')
+    .where('e.company_id', '=', companyId)
+    .where('e.id', '=', employeeId)
+    .where('e.deleted_at', 'is', null)
+    .forUpdate('e'),
+);
+
+const byExternalIdWithZoneForUpdate = prepareQuery(2, (db, companyId: string, externalId: string) =>
+  db
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .selectAll('e')
+    .select('w.time_zone as workplace_time_zone')
+    .where('e.company_id', '=', companyId)
+    .where('e.external_id', '=', externalId)
+    .where('e.deleted_at', 'is', null)
+    .forUpdate('e'),
+);
+
+/** `lock`: also take the employee's row lock (`FOR UPDATE`, PostgreSQL only) in the same statement. */
 export async function findEmployeeWithZoneById(
   db: Executor,
   companyId: string,
   employeeId: string,
+  lock = false,
 ): Promise<EmployeeWithZone | undefined> {
-  return byIdWithZone.executeTakeFirst(db, companyId, employeeId);
+  return (lock ? byIdWithZoneForUpdate : byIdWithZone).executeTakeFirst(db, companyId, employeeId);
 }
 
 export async function findEmployeeWithZoneByExternalId(
   db: Executor,
   companyId: string,
   externalId: string,
+  lock = false,
 ): Promise<EmployeeWithZone | undefined> {
-  return byExternalIdWithZone.executeTakeFirst(db, companyId, externalId);
+  return (lock ? byExternalIdWithZoneForUpdate : byExternalIdWithZone).executeTakeFirst(
+    db,
+    companyId,
+    externalId,
+  );
 }
+
+/** The columns of an employee list item (use-cases/views.ts): pages read nothing else. */
+export const EMPLOYEE_LIST_COLUMNS = [
+  'id',
+  'external_id',
+  'first_name',
+  'last_name',
+  'email',
+  'status',
+  'department_id',
+  'position_id',
+] as const;
+
+export type EmployeeListRow = Pick<EmployeeRow, (typeof EMPLOYEE_LIST_COLUMNS)[number]>;
 
 const pageFirst = prepareQuery(2, (db, companyId: string, limit: number) =>
   db
     .selectFrom('employees')
-    .selectAll()
+    .select(EMPLOYEE_LIST_COLUMNS)
     .where('company_id', '=', companyId)
     .where('deleted_at', 'is', null)
     .orderBy('id')
@@ -90,7 +136,7 @@ const pageFirst = prepareQuery(2, (db, companyId: string, limit: number) =>
 const pageAfter = prepareQuery(3, (db, companyId: string, afterId: string, limit: number) =>
   db
     .selectFrom('employees')
-    .selectAll()
+    .select(EMPLOYEE_LIST_COLUMNS)
     .where('company_id', '=', companyId)
     .where('deleted_at', 'is', null)
     .where('id', '>', afterId)
@@ -100,7 +146,7 @@ const pageAfter = prepareQuery(3, (db, companyId: string, afterId: string, limit
 const pageFirstWithStatus = prepareQuery(3, (db, companyId: string, status: string, limit: number) =>
   db
     .selectFrom('employees')
-    .selectAll()
+    .select(EMPLOYEE_LIST_COLUMNS)
     .where('company_id', '=', companyId)
     .where('deleted_at', 'is', null)
     .where('status', '=', status)
@@ -112,7 +158,7 @@ const pageAfterWithStatus = prepareQuery(
   (db, companyId: string, status: string, afterId: string, limit: number) =>
     db
       .selectFrom('employees')
-      .selectAll()
+      .select(EMPLOYEE_LIST_COLUMNS)
       .where('company_id', '=', companyId)
       .where('deleted_at', 'is', null)
       .where('status', '=', status)
@@ -125,7 +171,7 @@ export async function listEmployeesPage(
   db: Executor,
   companyId: string,
   options: { status: string | null; afterId: string | null; limit: number },
-): Promise<EmployeeRow[]> {
+): Promise<EmployeeListRow[]> {
   const { status, afterId, limit } = options;
   if (status) {
     return afterId
@@ -133,26 +179,6 @@ export async function listEmployeesPage(
       : pageFirstWithStatus.execute(db, companyId, status, limit);
   }
   return afterId ? pageAfter.execute(db, companyId, afterId, limit) : pageFirst.execute(db, companyId, limit);
-}
-
-const effectiveSchedule = prepareQuery(2, (db, employeeId: string, workDate: string) =>
-  db
-    .selectFrom('employee_schedules')
-    .select('schedule_id')
-    .where('employee_id', '=', employeeId)
-    .where('effective_from', '<=', workDate)
-    .orderBy('effective_from', 'desc')
-    .limit(1),
-);
-
-/** The schedule in force on a work date: the latest assignment whose start is on or before it. */
-export async function findEffectiveScheduleId(
-  db: Executor,
-  employeeId: string,
-  workDate: string,
-): Promise<string | null> {
-  const row = await effectiveSchedule.executeTakeFirst(db, employeeId, workDate);
-  return row?.schedule_id ?? null;
 }
 
 export async function findLatestScheduleId(db: Executor, employeeId: string): Promise<string | null> {

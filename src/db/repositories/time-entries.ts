@@ -1,95 +1,501 @@
+import { sql } from 'kysely';
 import type { Executor } from '../database.js';
-import type { NewTimeEntry, TimeEntryRow, TimeEntryUpdate } from '../schema.js';
+import { prepareQuery } from '../prepared.js';
+import type { NewTimeEntry, TimeEntryRow } from '../schema.js';
 
-export async function findOpenSession(db: Executor, employeeId: string): Promise<TimeEntryRow | undefined> {
-  return db
+// Every statement of the punch and shift paths is compiled once (see prepared.ts).
+
+/*
+ * The status of an open session is written into the SQL as a literal, never bound: a bound value in
+ * the term that makes the partial index on open sessions usable made SQLite re-plan the statement
+ * on every run (it cannot know the value will never change), and PostgreSQL can only match the
+ * partial index's predicate against a literal in a generic plan.
+ */
+const OPEN = sql.lit('open');
+
+/*
+ * The overlap and duplicate checks below look back from an instant. Every entry this service stores
+ * lasts less than 24 hours (a longer session or shift is refused), so a completed entry that reaches
+ * an instant started less than a day before it: callers pass that bound (`startedAfter`), and the
+ * lookup reads the few entries of that day from the (employee_id, start_at) index instead of the
+ * employee's whole history, which grew with every day worked.
+ */
+
+type OverlapRow = Pick<TimeEntryRow, 'id' | 'work_date' | 'status'>;
+
+const overlappingClosed = prepareQuery(
+  5,
+  (db, employeeId: string, from: string, to: string, startedAfter: string, exceptId: string) =>
+    db
+      .selectFrom('time_entries')
+      .select(['id', 'work_date', 'status'])
+      .where('employee_id', '=', employeeId)
+      .where('start_at', '>', startedAfter)
+      .where('start_at', '<', to)
+      .where('end_at', '>', from)
+      .where('id', '!=', exceptId)
+      .limit(1),
+);
+
+// The open session (at most one per employee, from the partial unique index) has no end yet.
+const overlappingOpen = prepareQuery(3, (db, employeeId: string, to: string, exceptId: string) =>
+  db
     .selectFrom('time_entries')
-    .selectAll()
+    .select(['id', 'work_date', 'status'])
     .where('employee_id', '=', employeeId)
-    .where('status', '=', 'open')
-    .executeTakeFirst();
-}
+    .where('status', '=', OPEN)
+    .where('end_at', 'is', null)
+    .where('start_at', '<', to)
+    .where('id', '!=', exceptId)
+    .limit(1),
+);
 
-/** An entry that covers the instant: started at or before it and, once closed, ended after it. */
-export async function findEntryCovering(db: Executor, employeeId: string, instant: string) {
-  return db
-    .selectFrom('time_entries')
-    .select('id')
-    .where('employee_id', '=', employeeId)
-    .where('status', '!=', 'open')
-    .where('start_at', '<=', instant)
-    .where('end_at', '>', instant)
-    .limit(1)
-    .executeTakeFirst();
-}
-
-/** Any entry other than `exceptId` whose span meets [from, to); an open session reaches to the end of time. */
+/**
+ * Any entry other than `exceptId` whose span meets [from, to); an open session reaches to the end of
+ * time. `startedAfter` bounds the completed entries looked at (see above): from minus a day.
+ */
 export async function findEntryOverlapping(
   db: Executor,
   employeeId: string,
   from: string,
   to: string,
+  startedAfter: string,
   exceptId: string | null = null,
-) {
-  let query = db
-    .selectFrom('time_entries')
-    .select(['id', 'work_date', 'status'])
-    .where('employee_id', '=', employeeId)
-    .where('start_at', '<', to)
-    .where((eb) => eb.or([eb('end_at', 'is', null), eb('end_at', '>', from)]));
-  if (exceptId !== null) query = query.where('id', '!=', exceptId);
-  return query.limit(1).executeTakeFirst();
+): Promise<OverlapRow | undefined> {
+  // An id never equals the empty string, so '' excludes nothing.
+  const except = exceptId ?? '';
+  return (
+    (await overlappingClosed.executeTakeFirst(db, employeeId, from, to, startedAfter, except)) ??
+    (await overlappingOpen.executeTakeFirst(db, employeeId, to, except))
+  );
 }
+
+const duplicateStart = prepareQuery(
+  5,
+  (db, employeeId: string, sentType: string, callerId: string, from: string, to: string) =>
+    db
+      .selectFrom('time_entries')
+      .selectAll()
+      .where('employee_id', '=', employeeId)
+      .where('clock_in_event', '=', sentType)
+      .where('created_by_id', '=', callerId)
+      .where('start_at', '>=', from)
+      .where('start_at', '<=', to)
+      .orderBy('start_at', 'desc')
+      .limit(1),
+);
+
+const duplicateEnd = prepareQuery(
+  6,
+  (
+    db,
+    employeeId: string,
+    sentType: string,
+    callerId: string,
+    from: string,
+    to: string,
+    startedAfter: string,
+  ) =>
+    db
+      .selectFrom('time_entries')
+      .selectAll()
+      .where('employee_id', '=', employeeId)
+      .where('start_at', '>', startedAfter)
+      .where('clock_out_event', '=', sentType)
+      .where('closed_by_id', '=', callerId)
+      .where('end_at', '>=', from)
+      .where('end_at', '<=', to)
+      .orderBy('end_at', 'desc')
+      .limit(1),
+);
 
 /** Spec, Idempotency rule 6: a punch of the same type, by the same caller, within the window of an existing one. */
 export async function findDuplicatePunch(
   db: Executor,
-  input: { employeeId: string; sentType: string; callerId: string; from: string; to: string },
+  input: {
+    employeeId: string;
+    sentType: string;
+    callerId: string;
+    from: string;
+    to: string;
+    startedAfter: string;
+  },
 ): Promise<{ entry: TimeEntryRow; matched: 'start' | 'end' } | undefined> {
-  const started = await db
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('employee_id', '=', input.employeeId)
-    .where('clock_in_event', '=', input.sentType)
-    .where('created_by_id', '=', input.callerId)
-    .where('start_at', '>=', input.from)
-    .where('start_at', '<=', input.to)
-    .orderBy('start_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const { employeeId, sentType, callerId, from, to } = input;
+  const started = await duplicateStart.executeTakeFirst(db, employeeId, sentType, callerId, from, to);
   if (started) return { entry: started, matched: 'start' };
-  const ended = await db
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('employee_id', '=', input.employeeId)
-    .where('clock_out_event', '=', input.sentType)
-    .where('closed_by_id', '=', input.callerId)
-    .where('end_at', '>=', input.from)
-    .where('end_at', '<=', input.to)
-    .orderBy('end_at', 'desc')
-    .limit(1)
-    .executeTakeFirst();
+  const ended = await duplicateEnd.executeTakeFirst(
+    db,
+    employeeId,
+    sentType,
+    callerId,
+    from,
+    to,
+    input.startedAfter,
+  );
   return ended ? { entry: ended, matched: 'end' } : undefined;
 }
 
-export async function isDayLocked(db: Executor, employeeId: string, dates: string[]): Promise<boolean> {
-  const row = await db
-    .selectFrom('confirmed_days')
-    .select('work_date')
-    .where('employee_id', '=', employeeId)
-    .where('work_date', 'in', dates)
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
+/** What a punch needs to know besides the employee, read in one statement. */
+export interface PunchContext {
+  /** The employee's open session, if any. */
+  open: TimeEntryRow | undefined;
+  /** The schedule in force on the punch's work date. */
+  scheduleId: string | null;
+  /** Whether the punch's work date is confirmed (locked). */
+  punchDayLocked: boolean;
+  /** Whether the open session's work date is confirmed (locked). */
+  openDayLocked: boolean;
+  /** A completed entry that covers the punch's instant: started at or before it, ended after it. */
+  coveringId: string | null;
 }
 
-export async function insertTimeEntry(db: Executor, entry: NewTimeEntry): Promise<void> {
-  await db.insertInto('time_entries').values(entry).execute();
+type PunchContextRow = { [K in keyof TimeEntryRow]: TimeEntryRow[K] | null } & {
+  effective_schedule_id: string | null;
+  punch_day_locked: unknown;
+  open_day_locked: unknown;
+  covering_id: string | null;
+};
+
+const punchContext = prepareQuery(
+  4,
+  (db, employeeId: string, workDate: string, instant: string, startedAfter: string) =>
+    db
+      .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
+      .leftJoin('time_entries as t', (join) =>
+        join.on('t.employee_id', '=', employeeId).on('t.status', '=', OPEN),
+      )
+      .selectAll('t')
+      .select((eb) => [
+        eb
+          .selectFrom('employee_schedules')
+          .select('schedule_id')
+          .where('employee_id', '=', employeeId)
+          .where('effective_from', '<=', workDate)
+          .orderBy('effective_from', 'desc')
+          .limit(1)
+          .as('effective_schedule_id'),
+        eb
+          .exists(
+            eb
+              .selectFrom('confirmed_days')
+              .select('work_date')
+              .where('employee_id', '=', employeeId)
+              .where('work_date', '=', workDate),
+          )
+          .as('punch_day_locked'),
+        eb
+          .exists(
+            eb
+              .selectFrom('confirmed_days as d')
+              .select('d.work_date')
+              .where('d.employee_id', '=', employeeId)
+              .whereRef('d.work_date', '=', 't.work_date'),
+          )
+          .as('open_day_locked'),
+        eb
+          .selectFrom('time_entries as c')
+          .select('c.id')
+          .where('c.employee_id', '=', employeeId)
+          .where('c.start_at', '>', startedAfter)
+          .where('c.start_at', '<=', instant)
+          .where('c.status', '!=', OPEN)
+          .where('c.end_at', '>', instant)
+          .limit(1)
+          .as('covering_id'),
+      ]),
+);
+
+/**
+ * In one round trip: the open session, the schedule in force on `workDate`, whether `workDate` and
+ * the open session's date are confirmed, and a completed entry covering `instant` (bounded by
+ * `startedAfter`, see above). Run after the employee is locked, like the separate lookups it replaces.
+ */
+export async function findPunchContext(
+  db: Executor,
+  input: { employeeId: string; workDate: string; instant: string; startedAfter: string },
+): Promise<PunchContext> {
+  const row = (await punchContext.executeTakeFirst(
+    db,
+    input.employeeId,
+    input.workDate,
+    input.instant,
+    input.startedAfter,
+  )) as PunchContextRow | undefined;
+  if (!row) throw new Error('punch context query returned no row');
+  const { effective_schedule_id, punch_day_locked, open_day_locked, covering_id, ...open } = row;
+  return {
+    open: open.id === null ? undefined : (open as TimeEntryRow),
+    scheduleId: effective_schedule_id,
+    punchDayLocked: truthy(punch_day_locked),
+    openDayLocked: open.id !== null && truthy(open_day_locked),
+    coveringId: covering_id,
+  };
 }
 
-export async function updateTimeEntry(db: Executor, id: string, patch: TimeEntryUpdate): Promise<void> {
-  await db.updateTable('time_entries').set(patch).where('id', '=', id).execute();
+/** What a completed shift needs to know besides the employee, read in one statement. */
+export interface ShiftContext {
+  scheduleId: string | null;
+  /** Whether the start day or the end day is confirmed (locked). */
+  dayLocked: boolean;
+  /** An entry the shift would overlap (see findEntryOverlapping). */
+  overlappingId: string | null;
 }
+
+const shiftContext = prepareQuery(
+  6,
+  (
+    db,
+    employeeId: string,
+    workDate: string,
+    endDate: string,
+    from: string,
+    to: string,
+    startedAfter: string,
+  ) =>
+    db.selectNoFrom((eb) => [
+      eb
+        .selectFrom('employee_schedules')
+        .select('schedule_id')
+        .where('employee_id', '=', employeeId)
+        .where('effective_from', '<=', workDate)
+        .orderBy('effective_from', 'desc')
+        .limit(1)
+        .as('effective_schedule_id'),
+      eb
+        .exists(
+          eb
+            .selectFrom('confirmed_days')
+            .select('work_date')
+            .where('employee_id', '=', employeeId)
+            .where('work_date', 'in', [workDate, endDate]),
+        )
+        .as('day_locked'),
+      eb
+        .selectFrom('time_entries')
+        .select('id')
+        .where('employee_id', '=', employeeId)
+        .where('start_at', '>', startedAfter)
+        .where('start_at', '<', to)
+        .where('end_at', '>', from)
+        .limit(1)
+        .as('overlapping_closed_id'),
+      eb
+        .selectFrom('time_entries')
+        .select('id')
+        .where('employee_id', '=', employeeId)
+        .where('status', '=', OPEN)
+        .where('end_at', 'is', null)
+        .where('start_at', '<', to)
+        .limit(1)
+        .as('overlapping_open_id'),
+    ]),
+);
+
+/**
+ * In one round trip: the schedule in force on `workDate`, whether `workDate` or `endDate` is
+ * confirmed, and an entry overlapping [from, to) (the same rule as findEntryOverlapping).
+ */
+export async function findShiftContext(
+  db: Executor,
+  input: {
+    employeeId: string;
+    workDate: string;
+    endDate: string;
+    from: string;
+    to: string;
+    startedAfter: string;
+  },
+): Promise<ShiftContext> {
+  const row = await shiftContext.executeTakeFirst(
+    db,
+    input.employeeId,
+    input.workDate,
+    input.endDate,
+    input.from,
+    input.to,
+    input.startedAfter,
+  );
+  if (!row) throw new Error('shift context query returned no row');
+  return {
+    scheduleId: row.effective_schedule_id,
+    dayLocked: truthy(row.day_locked),
+    overlappingId: row.overlapping_closed_id ?? row.overlapping_open_id,
+  };
+}
+
+/** EXISTS is 0/1 on SQLite and a boolean on PostgreSQL. */
+function truthy(value: unknown): boolean {
+  return value === true || value === 1 || value === '1' || value === 't';
+}
+
+const ENTRY_COLUMNS = [
+  'id',
+  'company_id',
+  'employee_id',
+  'work_date',
+  'start_at',
+  'end_at',
+  'start_time',
+  'end_time',
+  'ends_next_day',
+  'break_minutes',
+  'net_seconds',
+  'status',
+  'source',
+  'time_zone',
+  'notes',
+  'note',
+  'clock_in_event',
+  'clock_out_event',
+  'created_by_type',
+  'created_by_id',
+  'closed_by_id',
+  'created_at',
+  'updated_at',
+  'approved_at',
+] as const satisfies readonly (keyof NewTimeEntry)[];
+
+type EntryValues = { [K in (typeof ENTRY_COLUMNS)[number]]: string | number | null };
+
+const insertEntry = prepareQuery(ENTRY_COLUMNS.length, (db, ...values: (string | number | null)[]) =>
+  db
+    .insertInto('time_entries')
+    .values(
+      Object.fromEntries(ENTRY_COLUMNS.map((column, i) => [column, values[i]])) as unknown as NewTimeEntry,
+    ),
+);
+
+export async function insertTimeEntry(db: Executor, entry: EntryValues): Promise<void> {
+  await insertEntry.executeWrite(db, ...ENTRY_COLUMNS.map((column) => entry[column]));
+}
+
+const completeEntry = prepareQuery(
+  11,
+  (
+    db,
+    id: string,
+    endAt: string,
+    endTime: string,
+    endsNextDay: number,
+    netSeconds: number,
+    status: string,
+    notes: string | null,
+    note: string | null,
+    clockOutEvent: string,
+    closedById: string,
+    updatedAt: string,
+  ) =>
+    db
+      .updateTable('time_entries')
+      .set({
+        end_at: endAt,
+        end_time: endTime,
+        ends_next_day: endsNextDay,
+        net_seconds: netSeconds,
+        status,
+        notes,
+        note,
+        clock_out_event: clockOutEvent,
+        closed_by_id: closedById,
+        updated_at: updatedAt,
+      })
+      .where('id', '=', id),
+);
+
+/** Closes an open session: the fields a clock-out sets. */
+export async function completeSession(
+  db: Executor,
+  id: string,
+  patch: {
+    end_at: string;
+    end_time: string;
+    ends_next_day: number;
+    net_seconds: number;
+    status: string;
+    notes: string | null;
+    note: string | null;
+    clock_out_event: string;
+    closed_by_id: string;
+    updated_at: string;
+  },
+): Promise<void> {
+  await completeEntry.executeWrite(
+    db,
+    id,
+    patch.end_at,
+    patch.end_time,
+    patch.ends_next_day,
+    patch.net_seconds,
+    patch.status,
+    patch.notes,
+    patch.note,
+    patch.clock_out_event,
+    patch.closed_by_id,
+    patch.updated_at,
+  );
+}
+
+/** The columns of a time-entry list item (use-cases/views.ts): pages read nothing else. */
+export const LIST_COLUMNS = [
+  'id',
+  'work_date',
+  'start_time',
+  'end_time',
+  'ends_next_day',
+  'net_seconds',
+  'break_minutes',
+  'status',
+  'source',
+  'approved_at',
+  'created_at',
+] as const;
+
+const pageFirst = prepareQuery(
+  5,
+  (db, companyId: string, employeeId: string, from: string, to: string, limit: number) =>
+    db
+      .selectFrom('time_entries')
+      .select(LIST_COLUMNS)
+      .where('employee_id', '=', employeeId)
+      .where('company_id', '=', companyId)
+      .where('work_date', '>=', from)
+      .where('work_date', '<=', to)
+      .orderBy('work_date')
+      .orderBy('id')
+      .limit(limit),
+);
+
+const pageAfter = prepareQuery(
+  8,
+  (
+    db,
+    companyId: string,
+    employeeId: string,
+    from: string,
+    to: string,
+    afterDate: string,
+    afterDate2: string,
+    afterId: string,
+    limit: number,
+  ) =>
+    db
+      .selectFrom('time_entries')
+      .select(LIST_COLUMNS)
+      .where('employee_id', '=', employeeId)
+      .where('company_id', '=', companyId)
+      .where('work_date', '>=', from)
+      .where('work_date', '<=', to)
+      .where((eb) =>
+        eb.or([
+          eb('work_date', '>', afterDate),
+          eb.and([eb('work_date', '=', afterDate2), eb('id', '>', afterId)]),
+        ]),
+      )
+      .orderBy('work_date')
+      .orderBy('id')
+      .limit(limit),
+);
 
 export async function listTimeEntriesPage(
   db: Executor,
@@ -101,21 +507,153 @@ export async function listTimeEntriesPage(
     after: { workDate: string; id: string } | null;
     limit: number;
   },
-): Promise<TimeEntryRow[]> {
-  let query = db
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('employee_id', '=', input.employeeId)
-    .where('company_id', '=', input.companyId)
-    .where('work_date', '>=', input.from)
-    .where('work_date', '<=', input.to);
-  const after = input.after;
-  if (after)
-    query = query.where((eb) =>
-      eb.or([
-        eb('work_date', '>', after.workDate),
-        eb.and([eb('work_date', '=', after.workDate), eb('id', '>', after.id)]),
-      ]),
-    );
-  return query.orderBy('work_date').orderBy('id').limit(input.limit).execute();
+): Promise<Pick<TimeEntryRow, (typeof LIST_COLUMNS)[number]>[]> {
+  const { companyId, employeeId, from, to, after, limit } = input;
+  return after
+    ? pageAfter.execute(db, companyId, employeeId, from, to, after.workDate, after.workDate, after.id, limit)
+    : pageFirst.execute(db, companyId, employeeId, from, to, limit);
+}
+
+type ListRow = Pick<TimeEntryRow, (typeof LIST_COLUMNS)[number]>;
+type PageJoinRow = { [K in keyof ListRow]: ListRow[K] | null } & {
+  employee_row_id: string;
+  employee_external_id: string | null;
+};
+
+const PAGE_COLUMNS = LIST_COLUMNS.map((column) => `p.${column}` as const);
+
+/*
+ * An employee (by id or external id, never a deleted one) and one page of their entries, in one
+ * statement: the page is a derived table joined to the employee row, so a missing employee yields no
+ * row, an employee without entries in the range one row of nulls. The page itself is the same indexed
+ * read as listTimeEntriesPage.
+ */
+function employeePage(by: 'id' | 'externalId', withAfter: boolean) {
+  return (
+    db: Executor,
+    companyId: string,
+    selector: string,
+    from: string,
+    to: string,
+    afterDate: string,
+    afterId: string,
+    limit: number,
+  ) =>
+    db
+      .selectFrom('employees as e')
+      .leftJoin(
+        (eb) => {
+          let page = eb
+            .selectFrom('time_entries')
+            .select(LIST_COLUMNS)
+            .where(
+              'employee_id',
+              '=',
+              by === 'id'
+                ? eb.val(selector)
+                : eb
+                    .selectFrom('employees as s')
+                    .select('s.id')
+                    .where('s.company_id', '=', companyId)
+                    .where('s.external_id', '=', selector)
+                    .where('s.deleted_at', 'is', null),
+            )
+            .where('company_id', '=', companyId)
+            .where('work_date', '>=', from)
+            .where('work_date', '<=', to);
+          if (withAfter)
+            page = page.where((w) =>
+              w.or([
+                w('work_date', '>', afterDate),
+                w.and([w('work_date', '=', afterDate), w('id', '>', afterId)]),
+              ]),
+            );
+          return page.orderBy('work_date').orderBy('id').limit(limit).as('p');
+        },
+        (join) => join.onTrue(),
+      )
+      .select(['e.id as employee_row_id', 'e.external_id as employee_external_id', ...PAGE_COLUMNS])
+      .where('e.company_id', '=', companyId)
+      .where(by === 'id' ? 'e.id' : 'e.external_id', '=', selector)
+      .where('e.deleted_at', 'is', null)
+      .orderBy('p.work_date')
+      .orderBy('p.id');
+}
+
+const pageById = prepareQuery(
+  5,
+  (db, companyId: string, employeeId: string, from: string, to: string, limit: number) =>
+    employeePage('id', false)(db, companyId, employeeId, from, to, '', '', limit),
+);
+const pageByExternalId = prepareQuery(
+  5,
+  (db, companyId: string, externalId: string, from: string, to: string, limit: number) =>
+    employeePage('externalId', false)(db, companyId, externalId, from, to, '', '', limit),
+);
+const pageAfterById = prepareQuery(
+  7,
+  (
+    db,
+    companyId: string,
+    employeeId: string,
+    from: string,
+    to: string,
+    afterDate: string,
+    afterId: string,
+    limit: number,
+  ) => employeePage('id', true)(db, companyId, employeeId, from, to, afterDate, afterId, limit),
+);
+const pageAfterByExternalId = prepareQuery(
+  7,
+  (
+    db,
+    companyId: string,
+    externalId: string,
+    from: string,
+    to: string,
+    afterDate: string,
+    afterId: string,
+    limit: number,
+  ) => employeePage('externalId', true)(db, companyId, externalId, from, to, afterDate, afterId, limit),
+);
+
+/**
+ * The employee named by `selector` (lower-cased id, or external id) in the company and a page of their
+ * entries in [from, to] after `after`, in one round trip; `employee` undefined when there is no such
+ * (undeleted) employee.
+ */
+export async function findEmployeeEntriesPage(
+  db: Executor,
+  input: {
+    companyId: string;
+    selector: { id: string } | { externalId: string };
+    from: string;
+    to: string;
+    after: { workDate: string; id: string } | null;
+    limit: number;
+  },
+): Promise<{ employee: { id: string; external_id: string | null } | undefined; rows: ListRow[] }> {
+  const { companyId, selector, from, to, after, limit } = input;
+  const byId = 'id' in selector;
+  const key = byId ? selector.id : selector.externalId;
+  const rows = (
+    after
+      ? await (byId ? pageAfterById : pageAfterByExternalId).execute(
+          db,
+          companyId,
+          key,
+          from,
+          to,
+          after.workDate,
+          after.id,
+          limit,
+        )
+      : await (byId ? pageById : pageByExternalId).execute(db, companyId, key, from, to, limit)
+  ) as PageJoinRow[];
+  const first = rows[0];
+  if (first === undefined) return { employee: undefined, rows: [] };
+  return {
+    employee: { id: first.employee_row_id, external_id: first.employee_external_id },
+    rows: first.id === null ? [] : (rows as unknown as ListRow[]),
+  };
 }

@@ -2,10 +2,62 @@ import { isAddressAllowed } from '../../auth/ip-allowlist.js';
 import { clientIdOfSecret, normaliseClientId, secretMatches } from '../../auth/key-secrets.js';
 import { personScopes, type ScopeId } from '../../auth/scopes.js';
 import type { TokenClaims, TokenService } from '../../auth/tokens.js';
+import type { Executor } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import type { ApiKeyRow } from '../../db/schema.js';
 import type { UseCaseContext } from '../context.js';
 
 const CLIENT_ID_SHAPE = /^svc_[0-9a-f]{1,64}$/;
+
+// The token endpoint's and every authenticated request's lookups: compiled once (see db/prepared.ts).
+// The key with its company's API-access switch, which the exchange checks once the secret is proven.
+const keyByClientId = prepareQuery(1, (db: Executor, clientId: string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('companies as c', 'c.id', 'k.company_id')
+    .selectAll('k')
+    .select('c.api_access as company_api_access')
+    .where('k.client_id', '=', clientId),
+);
+
+/** The company switch read with each key found by findKeyForCredentials (one statement instead of two). */
+const companyAccess = new WeakMap<ApiKeyRow, number>();
+const companyApiAccess = prepareQuery(1, (db: Executor, companyId: string) =>
+  db.selectFrom('companies').select('api_access').where('id', '=', companyId),
+);
+const stampKeyUse = prepareQuery(2, (db: Executor, keyId: string, at: string) =>
+  db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', keyId),
+);
+const keyPrincipal = prepareQuery(1, (db: Executor, keyId: string) =>
+  db
+    .selectFrom('api_keys as k')
+    .innerJoin('companies as c', 'c.id', 'k.company_id')
+    .select([
+      'k.company_id',
+      'k.revoked_at',
+      'k.expires_at',
+      'k.scopes',
+      'c.api_access',
+      'c.time_zone',
+      'c.time_tracking',
+    ])
+    .where('k.id', '=', keyId),
+);
+const userPrincipal = prepareQuery(1, (db: Executor, userId: string) =>
+  db
+    .selectFrom('users as u')
+    .innerJoin('companies as c', 'c.id', 'u.company_id')
+    .select([
+      'u.company_id',
+      'u.active',
+      'u.permissions',
+      'u.super_admin',
+      'c.api_access',
+      'c.time_zone',
+      'c.time_tracking',
+    ])
+    .where('u.id', '=', userId),
+);
 
 export type KeyLookup = { kind: 'found'; key: ApiKeyRow } | { kind: 'unknown' };
 
@@ -21,12 +73,11 @@ export async function findKeyForCredentials(
     return { kind: 'unknown' };
   // Only a value shaped like an issued client id reaches the database (a NUL byte would fail the query).
   if (!CLIENT_ID_SHAPE.test(clientId)) return { kind: 'unknown' };
-  const key = await ctx.store.db
-    .selectFrom('api_keys')
-    .selectAll()
-    .where('client_id', '=', clientId)
-    .executeTakeFirst();
-  return key ? { kind: 'found', key } : { kind: 'unknown' };
+  const row = await keyByClientId.executeTakeFirst(ctx.store.db, clientId);
+  if (!row) return { kind: 'unknown' };
+  const { company_api_access: apiAccess, ...key } = row;
+  companyAccess.set(key, apiAccess);
+  return { kind: 'found', key };
 }
 
 /** The secret is the key's current one, or its previous one within the rotation grace period. */
@@ -42,8 +93,7 @@ export function keySecretProven(ctx: UseCaseContext, key: ApiKeyRow, secret: str
 }
 
 export type TokenExchangeResult =
-  | { ok: true; accessToken: string; expiresIn: number }
-  | { ok: false; proven: boolean; description: string };
+  { ok: true; accessToken: string; expiresIn: number } | { ok: false; proven: boolean; description: string };
 
 /**
  * Spec, Authentication rules 4-7. Until the secret is proven, every refusal reads the same, so the
@@ -69,12 +119,10 @@ export async function exchangeKeyForToken(
       proven: true,
       description: "the client address is not in the key's allowed IP ranges",
     };
-  const company = await ctx.store.db
-    .selectFrom('companies')
-    .select('api_access')
-    .where('id', '=', key.company_id)
-    .executeTakeFirst();
-  if (company?.api_access !== 1)
+  const apiAccess =
+    companyAccess.get(key) ??
+    (await companyApiAccess.executeTakeFirst(ctx.store.db, key.company_id))?.api_access;
+  if (apiAccess !== 1)
     return { ok: false, proven: true, description: 'API access is switched off for the company' };
   const { token, expiresIn } = await tokens.issue({
     principal: 'api_key',
@@ -83,7 +131,7 @@ export async function exchangeKeyForToken(
     scopes: JSON.parse(key.scopes) as string[],
     clientId: key.client_id,
   });
-  await ctx.store.db.updateTable('api_keys').set({ last_used_at: nowIso }).where('id', '=', key.id).execute();
+  await stampKeyUse.executeWrite(ctx.store.db, key.id, nowIso);
   return { ok: true, accessToken: token, expiresIn };
 }
 
@@ -98,8 +146,7 @@ export interface Principal {
 }
 
 export type PrincipalCheck =
-  | { ok: true; principal: Principal }
-  | { ok: false; error: 'invalid_token' | 'forbidden' };
+  { ok: true; principal: Principal } | { ok: false; error: 'invalid_token' | 'forbidden' };
 
 /*
  * Checked on every request rather than trusting the token alone: a revoked or expired key, a
@@ -109,20 +156,7 @@ export type PrincipalCheck =
 export async function checkPrincipal(ctx: UseCaseContext, claims: TokenClaims): Promise<PrincipalCheck> {
   const nowIso = new Date(ctx.now()).toISOString();
   if (claims.principal === 'api_key') {
-    const row = await ctx.store.db
-      .selectFrom('api_keys as k')
-      .innerJoin('companies as c', 'c.id', 'k.company_id')
-      .select([
-        'k.company_id',
-        'k.revoked_at',
-        'k.expires_at',
-        'k.scopes',
-        'c.api_access',
-        'c.time_zone',
-        'c.time_tracking',
-      ])
-      .where('k.id', '=', claims.subject)
-      .executeTakeFirst();
+    const row = await keyPrincipal.executeTakeFirst(ctx.store.db, claims.subject);
     if (!row || row.company_id !== claims.companyId) return { ok: false, error: 'invalid_token' };
     if (row.revoked_at !== null || (row.expires_at !== null && row.expires_at <= nowIso))
       return { ok: false, error: 'invalid_token' };
@@ -141,20 +175,7 @@ export async function checkPrincipal(ctx: UseCaseContext, claims: TokenClaims): 
       },
     };
   }
-  const row = await ctx.store.db
-    .selectFrom('users as u')
-    .innerJoin('companies as c', 'c.id', 'u.company_id')
-    .select([
-      'u.company_id',
-      'u.active',
-      'u.permissions',
-      'u.super_admin',
-      'c.api_access',
-      'c.time_zone',
-      'c.time_tracking',
-    ])
-    .where('u.id', '=', claims.subject)
-    .executeTakeFirst();
+  const row = await userPrincipal.executeTakeFirst(ctx.store.db, claims.subject);
   if (!row || row.company_id !== claims.companyId || row.active !== 1)
     return { ok: false, error: 'invalid_token' };
   if (row.api_access !== 1) return { ok: false, error: 'forbidden' };

@@ -2,8 +2,11 @@ import type { Executor } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit-log.js';
 import {
+  type EmployeeWithZone,
   findEmployeeByExternalId,
   findEmployeeById,
+  findEmployeeWithZoneByExternalId,
+  findEmployeeWithZoneById,
   listEmployeesPage,
 } from '../../db/repositories/employees.js';
 import type { EmployeeRow } from '../../db/schema.js';
@@ -34,12 +37,41 @@ export async function resolveEmployee(
   companyId: string,
   selector: EmployeeSelector,
 ): Promise<EmployeeRow> {
+  return resolveWith(db, companyId, selector, findEmployeeById, findEmployeeByExternalId);
+}
+
+/**
+ * `resolveEmployee`, with the time zone of the employee's workplace read in the same query and, with
+ * `lock` (PostgreSQL), the employee's row lock taken by it too.
+ */
+export async function resolveEmployeeWithZone(
+  db: Executor,
+  companyId: string,
+  selector: EmployeeSelector,
+  lock: boolean,
+): Promise<EmployeeWithZone> {
+  return resolveWith(
+    db,
+    companyId,
+    selector,
+    (d, c, id) => findEmployeeWithZoneById(d, c, id, lock),
+    (d, c, externalId) => findEmployeeWithZoneByExternalId(d, c, externalId, lock),
+  );
+}
+
+async function resolveWith<E extends EmployeeRow>(
+  db: Executor,
+  companyId: string,
+  selector: EmployeeSelector,
+  byId: (db: Executor, companyId: string, id: string) => Promise<E | undefined>,
+  byExternalId: (db: Executor, companyId: string, externalId: string) => Promise<E | undefined>,
+): Promise<E> {
   const id = selector.id ?? null;
   const externalId = selector.externalId ?? null;
   if (id === null && externalId === null)
     throw validationError([{ field: 'employee', message: 'needs id or externalId', code: 'required' }]);
   if (id !== null) {
-    const employee = await findEmployeeById(db, companyId, id.toLowerCase());
+    const employee = await byId(db, companyId, id.toLowerCase());
     if (!employee) throw new ApiError('employee_not_found', `no employee ${id} in this company`);
     if (externalId !== null && employee.external_id !== externalId)
       throw validationError([
@@ -47,9 +79,7 @@ export async function resolveEmployee(
       ]);
     return employee;
   }
-  const employee = isStorableText(externalId!)
-    ? await findEmployeeByExternalId(db, companyId, externalId!)
-    : undefined;
+  const employee = isStorableText(externalId!) ? await byExternalId(db, companyId, externalId!) : undefined;
   if (!employee)
     throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
   return employee;

@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import { sql } from 'kysely';
+import type { Dialect, Executor, Tx } from '../../db/database.js';
+import { prepareQuery } from '../../db/prepared.js';
 import { ApiError } from '../../errors.js';
 import type { UseCaseContext } from '../context.js';
 
@@ -32,6 +35,77 @@ export function requestFingerprint(method: string, path: string, body: unknown):
     .digest('hex');
 }
 
+// Two or three of these run on every write with a key: compiled once (see db/prepared.ts).
+const claim = prepareQuery(
+  6,
+  (
+    db: Executor,
+    companyId: string,
+    apiKeyId: string,
+    key: string,
+    requestHash: string,
+    createdAt: string,
+    expiresAt: string,
+  ) =>
+    db
+      .insertInto('idempotency_records')
+      .values({
+        company_id: companyId,
+        api_key_id: apiKeyId,
+        idempotency_key: key,
+        request_hash: requestHash,
+        state: 'in_flight',
+        response_status: null,
+        response_body: null,
+        created_at: createdAt,
+        expires_at: expiresAt,
+      })
+      .onConflict((oc) => oc.columns(['company_id', 'api_key_id', 'idempotency_key']).doNothing()),
+);
+/*
+ * PostgreSQL, inside the write's transaction: the claim is inserted only if this transaction gets the
+ * key's advisory lock without waiting. A concurrent request with the same key holds that lock until
+ * its transaction ends, so it is seen as in flight (rule 4) instead of making this insert wait for it
+ * on the primary key. The primary key still decides who owns the key.
+ */
+const claimLocked = prepareQuery(
+  7,
+  (
+    _db: Executor,
+    companyId: string,
+    apiKeyId: string,
+    key: string,
+    requestHash: string,
+    createdAt: string,
+    expiresAt: string,
+    lockKey: string,
+  ) =>
+    sql`insert into idempotency_records
+          (company_id, api_key_id, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
+        select ${companyId}, ${apiKeyId}, ${key}, ${requestHash}, 'in_flight', cast(null as integer), cast(null as text), ${createdAt}, ${expiresAt}
+        where pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0))
+        on conflict (company_id, api_key_id, idempotency_key) do nothing`,
+);
+
+const findRecord = prepareQuery(3, (db: Executor, companyId: string, apiKeyId: string, key: string) =>
+  db
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('api_key_id', '=', apiKeyId)
+    .where('idempotency_key', '=', key),
+);
+const complete = prepareQuery(
+  5,
+  (db: Executor, companyId: string, apiKeyId: string, key: string, status: number, body: string) =>
+    db
+      .updateTable('idempotency_records')
+      .set({ state: 'done', response_status: status, response_body: body })
+      .where('company_id', '=', companyId)
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key),
+);
+
 function where(scope: IdempotencyScope) {
   return {
     company_id: scope.companyId,
@@ -48,33 +122,31 @@ export async function beginIdempotentRequest(
   ctx: UseCaseContext,
   scope: IdempotencyScope,
 ): Promise<IdempotencyStart> {
-  const db = ctx.store.db;
+  return claimKey(ctx.store.db, scope, ctx.now);
+}
+
+/** The rules on `db`: the database itself (separate flow), or SQLite's exclusive write transaction. */
+async function claimKey(
+  db: Executor,
+  scope: IdempotencyScope,
+  clock: () => number,
+): Promise<IdempotencyStart> {
   const key = where(scope);
   for (let attempt = 0; attempt < 2; attempt++) {
-    const now = ctx.now();
+    const now = clock();
     const nowIso = new Date(now).toISOString();
-    const inserted = await db
-      .insertInto('idempotency_records')
-      .values({
-        ...key,
-        request_hash: scope.requestHash,
-        state: 'in_flight',
-        response_status: null,
-        response_body: null,
-        created_at: nowIso,
-        expires_at: new Date(now + RETENTION_MS).toISOString(),
-      })
-      .onConflict((oc) => oc.columns(['company_id', 'api_key_id', 'idempotency_key']).doNothing())
-      .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { kind: 'proceed' };
+    const inserted = await claim.executeWrite(
+      db,
+      scope.companyId,
+      scope.apiKeyId,
+      scope.key,
+      scope.requestHash,
+      nowIso,
+      new Date(now + RETENTION_MS).toISOString(),
+    );
+    if (inserted === 1) return { kind: 'proceed' };
 
-    const existing = await db
-      .selectFrom('idempotency_records')
-      .selectAll()
-      .where('company_id', '=', key.company_id)
-      .where('api_key_id', '=', key.api_key_id)
-      .where('idempotency_key', '=', key.idempotency_key)
-      .executeTakeFirst();
+    const existing = await findRecord.executeTakeFirst(db, scope.companyId, scope.apiKeyId, scope.key);
     if (!existing) continue;
     if (existing.expires_at <= nowIso) {
       await db
@@ -110,20 +182,62 @@ export async function beginIdempotentRequest(
   throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
 }
 
+/** Stores the outcome (rule 1). `db` may be the write's own transaction, so both commit together. */
+/** The claim could not be settled inside the write's transaction (a rare case): use the separate flow. */
+export type InTransactionStart = IdempotencyStart | { kind: 'separately' };
+
+/**
+ * Spec, Idempotency rules 1-5, as the first statement(s) of the write's own transaction, so that the
+ * claim, the write and the stored outcome commit together (one commit instead of three).
+ *
+ * SQLite: the transaction holds the database's write lock (BEGIN IMMEDIATE), so no other request, in
+ * this process or another, can hold the key meanwhile: the rules run exactly as in the separate flow.
+ * A second request with the same key waits for the lock and then finds the stored outcome.
+ * PostgreSQL: see `claimLocked`; a key held by a running transaction is in flight (409). Settling an
+ * expired record or a stale claim would mean changing a row another request may be changing too:
+ * those rare cases answer `separately` and the caller runs the separate flow.
+ */
+export async function claimInTransaction(
+  trx: Tx,
+  dialect: Dialect,
+  scope: IdempotencyScope,
+  now: number,
+): Promise<InTransactionStart> {
+  if (dialect === 'sqlite') return claimKey(trx, scope, () => now);
+  const nowIso = new Date(now).toISOString();
+  const inserted = await claimLocked.executeWrite(
+    trx,
+    scope.companyId,
+    scope.apiKeyId,
+    scope.key,
+    scope.requestHash,
+    nowIso,
+    new Date(now + RETENTION_MS).toISOString(),
+    `${scope.companyId}|${scope.apiKeyId}|${scope.key}`,
+  );
+  if (inserted === 1) return { kind: 'proceed' };
+  const existing = await findRecord.executeTakeFirst(trx, scope.companyId, scope.apiKeyId, scope.key);
+  if (!existing)
+    throw new ApiError(
+      'idempotency_in_flight',
+      'a request with this Idempotency-Key is still being processed',
+    );
+  if (existing.expires_at <= nowIso) return { kind: 'separately' };
+  if (existing.request_hash !== scope.requestHash)
+    throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
+    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString()) return { kind: 'separately' };
+  throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+}
+
 export async function completeIdempotentRequest(
-  ctx: UseCaseContext,
+  db: Executor,
   scope: IdempotencyScope,
   status: number,
   body: string,
 ): Promise<void> {
-  const key = where(scope);
-  await ctx.store.db
-    .updateTable('idempotency_records')
-    .set({ state: 'done', response_status: status, response_body: body })
-    .where('company_id', '=', key.company_id)
-    .where('api_key_id', '=', key.api_key_id)
-    .where('idempotency_key', '=', key.idempotency_key)
-    .execute();
+  await complete.executeWrite(db, scope.companyId, scope.apiKeyId, scope.key, status, body);
 }
 
 /** A 5xx is not stored (spec, rule 1 keeps 4xx only): the key is freed for a retry. */

@@ -1,21 +1,21 @@
 import { isUniqueViolation, type Tx } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit-log.js';
-import { findEffectiveScheduleId } from '../../db/repositories/employees.js';
 import {
+  completeSession,
   findDuplicatePunch,
-  findEntryCovering,
   findEntryOverlapping,
-  findOpenSession,
+  findPunchContext,
+  findShiftContext,
+  findEmployeeEntriesPage,
   insertTimeEntry,
-  isDayLocked,
   listTimeEntriesPage,
-  updateTimeEntry,
 } from '../../db/repositories/time-entries.js';
 import type { EmployeeRow, TimeEntryRow } from '../../db/schema.js';
 import {
   checkPunchWindow,
   DUPLICATE_WINDOW_MS,
   evaluateClockOut,
+  MAX_SESSION_MS,
   evaluateShift,
   resolveToggle,
   totalHours,
@@ -38,8 +38,10 @@ import {
   type CursorPort,
   type EmployeeSelector,
   invalidCursor,
+  isStorableText,
   type Page,
   resolveEmployee,
+  resolveEmployeeWithZone,
 } from './employees.js';
 
 export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
@@ -79,6 +81,15 @@ function parseInstantField(value: string, field: string): ParsedInstant {
   return parsed;
 }
 
+/*
+ * Every stored entry lasts less than 24 hours (longer sessions and shifts are refused), so an entry
+ * that reaches an instant started less than a day before it: the overlap and duplicate lookups read
+ * only that day of the employee's history (see db/repositories/time-entries.ts).
+ */
+function dayBefore(iso: string): string {
+  return new Date(Date.parse(iso) - MAX_SESSION_MS).toISOString();
+}
+
 function notes(deviceId: string | null | undefined): string | null {
   return deviceId ? `[device: ${deviceId}]` : null;
 }
@@ -93,34 +104,35 @@ interface EmployeeContext {
   zone: string | null;
 }
 
-/** Spec, time-zone rule: the workplace's zone, else the company's, else the offset as sent. */
+/**
+ * Spec, time-zone rule: the workplace's zone, else the company's, else the offset as sent. Reading the
+ * employee also takes their row lock on PostgreSQL (`FOR UPDATE`): concurrent writes for one employee,
+ * from any instance, queue here. SQLite's write transaction (BEGIN IMMEDIATE) already serialises them.
+ */
 async function loadEmployeeContext(
+  ctx: UseCaseContext,
   trx: Tx,
   principal: Principal,
   selector: EmployeeSelector,
 ): Promise<EmployeeContext> {
-  const employee = await resolveEmployee(trx, principal.companyId, selector);
-  let zone: string | null = null;
-  if (employee.workplace_id !== null) {
-    const workplace = await trx
-      .selectFrom('workplaces')
-      .select('time_zone')
-      .where('id', '=', employee.workplace_id)
-      .executeTakeFirst();
-    zone = workplace?.time_zone ?? null;
-  }
+  const { workplace_time_zone: zone, ...employee } = await resolveEmployeeWithZone(
+    trx,
+    principal.companyId,
+    selector,
+    ctx.store.dialect === 'postgres',
+  );
   return { employee, zone: zone ?? principal.company.timeZone };
 }
 
-async function assertBusinessRules(trx: Tx, employee: EmployeeRow, workDate: string): Promise<void> {
+function assertBusinessRules(employee: EmployeeRow, scheduleId: string | null, workDate: string): void {
   if (employee.workplace_id === null)
     throw new ApiError('business_rule_violation', 'the employee has no workplace');
-  if ((await findEffectiveScheduleId(trx, employee.id, workDate)) === null)
+  if (scheduleId === null)
     throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
 }
 
-async function assertDaysOpen(trx: Tx, employeeId: string, dates: string[]): Promise<void> {
-  if (await isDayLocked(trx, employeeId, [...new Set(dates)]))
+function assertDaysOpen(locked: boolean, dates: string[]): void {
+  if (locked)
     throw new ApiError(
       'day_locked',
       `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
@@ -228,9 +240,8 @@ export async function recordClockEvent(
   const at = new Date(ctx.now()).toISOString();
   try {
     return await ctx.store.transaction(async (trx) => {
-      const { employee, zone } = await loadEmployeeContext(trx, principal, input.employee);
       // Concurrent punches for one employee (several instances on one PostgreSQL) queue here.
-      await ctx.store.lockEmployee(trx, employee.id);
+      const { employee, zone } = await loadEmployeeContext(ctx, trx, principal, input.employee);
       const punch = localizeInstant(parsed, zone);
 
       if (options.detectDuplicates) {
@@ -240,6 +251,7 @@ export async function recordClockEvent(
           callerId: principal.id,
           from: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS).toISOString(),
           to: new Date(parsed.epochMs + DUPLICATE_WINDOW_MS).toISOString(),
+          startedAfter: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
         });
         if (duplicate) {
           const { entry, matched } = duplicate;
@@ -258,8 +270,15 @@ export async function recordClockEvent(
         }
       }
 
-      await assertBusinessRules(trx, employee, punch.workDate);
-      const open = await findOpenSession(trx, employee.id);
+      // The schedule, the open session, the day locks and a covering entry, in one statement.
+      const context = await findPunchContext(trx, {
+        employeeId: employee.id,
+        workDate: punch.workDate,
+        instant: punch.utcIso,
+        startedAfter: dayBefore(punch.utcIso),
+      });
+      assertBusinessRules(employee, context.scheduleId, punch.workDate);
+      const open = context.open;
       const effective =
         input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
 
@@ -269,10 +288,9 @@ export async function recordClockEvent(
             'already_clocked_in',
             `a session is open since ${open.start_at} (entry ${open.id})`,
           );
-        await assertDaysOpen(trx, employee.id, [punch.workDate]);
-        const covering = await findEntryCovering(trx, employee.id, punch.utcIso);
-        if (covering)
-          throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${covering.id}`);
+        assertDaysOpen(context.punchDayLocked, [punch.workDate]);
+        if (context.coveringId !== null)
+          throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
         const entry = {
           id: newId(),
           company_id: principal.companyId,
@@ -325,8 +343,15 @@ export async function recordClockEvent(
             : `the clock-out is before the session started at ${open.start_at}`,
         );
       }
-      await assertDaysOpen(trx, employee.id, [open.work_date, punch.workDate]);
-      const swallowed = await findEntryOverlapping(trx, employee.id, open.start_at, punch.utcIso, open.id);
+      assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
+      const swallowed = await findEntryOverlapping(
+        trx,
+        employee.id,
+        open.start_at,
+        punch.utcIso,
+        dayBefore(open.start_at),
+        open.id,
+      );
       if (swallowed)
         throw new ApiError(
           'overlaps_existing_entry',
@@ -347,8 +372,7 @@ export async function recordClockEvent(
       };
       if (options.dryRun)
         return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
-      const { id: _id, ...patch } = completed;
-      await updateTimeEntry(trx, open.id, patch);
+      await completeSession(trx, open.id, completed);
       await recordAudit(trx, {
         companyId: principal.companyId,
         actorType: principal.kind,
@@ -396,8 +420,7 @@ export async function createShift(
   if (errors.length > 0) throw validationError(errors);
   const at = new Date(ctx.now()).toISOString();
   return ctx.store.transaction(async (trx) => {
-    const { employee, zone } = await loadEmployeeContext(trx, principal, input.employee);
-    await ctx.store.lockEmployee(trx, employee.id);
+    const { employee, zone } = await loadEmployeeContext(ctx, trx, principal, input.employee);
     const clockIn = localizeInstant(parsedIn!, zone);
     const clockOut = localizeInstant(parsedOut!, zone);
     const shift = evaluateShift({
@@ -407,11 +430,19 @@ export async function createShift(
       nowMs: ctx.now(),
     });
     if (!shift.ok) throw validationError(shift.errors);
-    await assertBusinessRules(trx, employee, shift.workDate);
-    await assertDaysOpen(trx, employee.id, [shift.workDate, clockOut.workDate]);
-    const overlapping = await findEntryOverlapping(trx, employee.id, clockIn.utcIso, clockOut.utcIso);
-    if (overlapping)
-      throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${overlapping.id}`);
+    // The schedule, the day locks and an overlapping entry, in one statement.
+    const context = await findShiftContext(trx, {
+      employeeId: employee.id,
+      workDate: shift.workDate,
+      endDate: clockOut.workDate,
+      from: clockIn.utcIso,
+      to: clockOut.utcIso,
+      startedAfter: dayBefore(clockIn.utcIso),
+    });
+    assertBusinessRules(employee, context.scheduleId, shift.workDate);
+    assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate]);
+    if (context.overlappingId !== null)
+      throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${context.overlappingId}`);
     const entry = {
       id: newId(),
       company_id: principal.companyId,
@@ -480,33 +511,62 @@ export async function listTimeEntries(
       { field: 'to', message: `the range spans at most ${MAX_RANGE_DAYS} days`, code: 'range' },
     ]);
   const limit = query.limit ?? 25;
-  const employee = await resolveEmployee(ctx.store.db, principal.companyId, {
-    id: query.employeeId ?? null,
-    externalId: query.externalId ?? null,
-  });
-  let after: { workDate: string; id: string } | null = null;
+  const selector = { id: query.employeeId ?? null, externalId: query.externalId ?? null };
+  // The cursor's own checks (signature, listing, range) come first; whether it belongs to this
+  // employee is known once the employee is read, in the same statement as the page (see below).
+  let cursor: Record<string, unknown> | null = null;
   if (query.cursor !== undefined) {
     const p = cursors.decode(query.cursor);
     if (
-      p?.k !== 'entries' ||
-      p.c !== principal.companyId ||
-      p.e !== employee.id ||
-      p.f !== from ||
-      p.t !== to ||
-      typeof p.w !== 'string' ||
-      typeof p.a !== 'string'
+      p?.k === 'entries' &&
+      p.c === principal.companyId &&
+      p.f === from &&
+      p.t === to &&
+      typeof p.e === 'string' &&
+      typeof p.w === 'string' &&
+      typeof p.a === 'string'
     )
+      cursor = p;
+    else {
+      // Spec order: an unknown employee is 404 before a bad cursor is 422.
+      await resolveEmployee(ctx.store.db, principal.companyId, selector);
       throw invalidCursor();
-    after = { workDate: p.w, id: p.a };
+    }
   }
-  const rows = await listTimeEntriesPage(ctx.store.db, {
+  if (selector.externalId !== null && !isStorableText(selector.externalId))
+    throw new ApiError(
+      'employee_not_found',
+      `no employee with external id ${selector.externalId} in this company`,
+    );
+  const page = {
     companyId: principal.companyId,
-    employeeId: employee.id,
     from,
     to,
-    after,
+    after: cursor ? { workDate: cursor.w as string, id: cursor.a as string } : null,
     limit: limit + 1,
-  });
+  };
+  let employee: { id: string; external_id: string | null } | undefined;
+  let rows: Awaited<ReturnType<typeof listTimeEntriesPage>>;
+  if (ctx.store.dialect === 'postgres') {
+    // The employee and the page in one round trip (on SQLite there is no round trip to save, and
+    // the two plain lookups are cheaper than the join).
+    ({ employee, rows } = await findEmployeeEntriesPage(ctx.store.db, {
+      ...page,
+      selector:
+        selector.id !== null ? { id: selector.id.toLowerCase() } : { externalId: selector.externalId! },
+    }));
+  } else {
+    employee = await resolveEmployee(ctx.store.db, principal.companyId, selector);
+    rows = await listTimeEntriesPage(ctx.store.db, { ...page, employeeId: employee.id });
+  }
+  if (!employee)
+    throw new ApiError(
+      'employee_not_found',
+      selector.id !== null
+        ? `no employee ${selector.id} in this company`
+        : `no employee with external id ${selector.externalId} in this company`,
+    );
+  if (cursor && cursor.e !== employee.id) throw invalidCursor();
   const hasMore = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1);
