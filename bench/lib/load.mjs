@@ -1,0 +1,78 @@
+// One load run with autocannon's programmatic API.
+import autocannon from 'autocannon';
+import { cpuTimeOf, sampleRss } from './processes.mjs';
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return null;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index];
+}
+
+/**
+ * Runs `requests` (autocannon request objects) against `url` for `duration` seconds with
+ * `connections` connections, optionally at a fixed `overallRate` (requests/s). Samples the server's
+ * RSS meanwhile. Latencies are autocannon's (whole milliseconds; at a fixed rate corrected for
+ * coordinated omission) plus our own sub-millisecond percentiles of the raw response times.
+ */
+export async function runLoad({ url, requests, connections, duration, overallRate, pid, title }) {
+  const rss = pid ? sampleRss(pid, 100) : null;
+  const serverCpuBefore = pid ? cpuTimeOf(pid) : null;
+  const harnessCpuBefore = process.cpuUsage();
+  const raw = [];
+  const instance = autocannon({
+    url,
+    requests,
+    connections,
+    duration,
+    ...(overallRate ? { overallRate } : {}),
+    timeout: 10,
+    // autocannon checks for the end of a run on each sample tick (default every second): with 100 ms
+    // a run lasts its duration, not the next whole second. Throughput is computed from the total.
+    sampleInt: 100,
+    title,
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => raw.push(responseTime));
+  const result = await instance;
+  const memory = rss ? rss.stop() : null;
+  const serverCpuMs = pid && serverCpuBefore !== null ? cpuTimeOf(pid) - serverCpuBefore : null;
+  const harnessCpu = process.cpuUsage(harnessCpuBefore);
+  raw.sort((a, b) => a - b);
+  const statusCounts = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]),
+  );
+  const total = Object.values(statusCounts).reduce((a, b) => a + b, 0);
+  const ok = Object.entries(statusCounts)
+    .filter(([status]) => status.startsWith('2'))
+    .reduce((a, [, n]) => a + n, 0);
+  return {
+    title,
+    connections,
+    overallRate: overallRate ?? null,
+    durationS: result.duration,
+    requests: total,
+    rps: total / result.duration,
+    okRps: ok / result.duration,
+    latency: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.mean,
+    },
+    rawLatency: {
+      p50: percentile(raw, 50),
+      p99: percentile(raw, 99),
+      mean: raw.length ? raw.reduce((a, b) => a + b, 0) / raw.length : null,
+    },
+    statusCounts,
+    non2xx: total - ok,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    // Server CPU per request (µs) and the load generator's own CPU share: context for the ratios.
+    serverCpuUsPerRequest: serverCpuMs !== null && total > 0 ? (serverCpuMs * 1000) / total : null,
+    serverCpuShare: serverCpuMs !== null ? serverCpuMs / (result.duration * 1000) : null,
+    harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (result.duration * 1000),
+    peakRssKb: memory?.peakKb ?? null,
+    rssSamples: memory?.samples ?? null,
+  };
+}

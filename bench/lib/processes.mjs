@@ -1,0 +1,101 @@
+// Starting, watching and stopping the server processes under test.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+
+const READY = /listening on (http:\/\/\S+)/;
+
+/**
+ * Spawns `node <args>` with `env` and resolves once it prints `listening on http://host:port` on
+ * stdout. Everything the process prints on stderr is kept (and shown if it dies early).
+ */
+export function startProcess(name, args, env, { nodeFlags = [], readyTimeoutMs = 60_000 } = {}) {
+  const child = spawn(process.execPath, [...nodeFlags, ...args], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${name}: not ready after ${readyTimeoutMs} ms\n${stderr}`)),
+      readyTimeoutMs,
+    );
+    child.stdout.on('data', (chunk) => {
+      stdout += chunk;
+      const match = READY.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]);
+      }
+      if (stdout.length > 65_536) stdout = stdout.slice(-4096);
+    });
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk;
+      if (stderr.length > 65_536) stderr = stderr.slice(-16_384);
+    });
+    exited.then(({ code, signal }) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited early (code ${code}, signal ${signal})\n${stderr}`));
+    });
+  });
+  return ready.then((url) => ({
+    name,
+    url,
+    pid: child.pid,
+    stderr: () => stderr,
+    /** SIGTERM, then wait for a clean exit (the server finishes in-flight requests and exits 0). */
+    async stop(timeoutMs = 20_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return exited;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+      const result = await exited;
+      clearTimeout(timer);
+      return result;
+    },
+  }));
+}
+
+/** Reads VmRSS / VmHWM (kB) of a process from /proc; null when it is gone. */
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const rss = /VmRSS:\s+(\d+) kB/.exec(status);
+    const hwm = /VmHWM:\s+(\d+) kB/.exec(status);
+    return { rssKb: rss ? Number(rss[1]) : null, hwmKb: hwm ? Number(hwm[1]) : null };
+  } catch {
+    return null;
+  }
+}
+
+/** CPU time (user + system, ms) a process has used so far; null when it is gone. */
+export function cpuTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Polls VmRSS every `intervalMs` until stopped; returns the peak and the samples taken. */
+export function sampleRss(pid, intervalMs = 100) {
+  const samples = [];
+  const started = Date.now();
+  const take = () => {
+    const memory = memoryOf(pid);
+    if (memory?.rssKb != null) samples.push({ t: Date.now() - started, rssKb: memory.rssKb });
+  };
+  take();
+  const timer = setInterval(take, intervalMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      take();
+      const peakKb = samples.reduce((max, s) => Math.max(max, s.rssKb), 0);
+      return { peakKb, samples };
+    },
+  };
+}

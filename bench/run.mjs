@@ -1,0 +1,621 @@
+#!/usr/bin/env node
+// Punchclock load benchmark (GitHub issue 6). See bench/README.md.
+//
+//   node bench/run.mjs [--quick] [--db=sqlite|postgres|both] [--only=clock,shift,...]
+//                      [--duration=S] [--warmup=S] [--steady=S] [--connections=N] [--profile] [--no-write]
+//
+// Builds nothing itself: `npm run bench` builds first. Starts the real server (`node dist/cli/main.js
+// serve`) and the floor (bench/floor-server.mjs) as separate processes on the same database, runs every
+// scenario against both, checks the targets, prints a table and writes bench/results/.
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, URLSearchParams } from 'node:url';
+import pg from 'pg';
+import { runLoad } from './lib/load.mjs';
+import { memoryOf, startProcess } from './lib/processes.mjs';
+import {
+  analyze,
+  bulkEmployees,
+  bulkHistory,
+  countRows,
+  createTenant,
+  historyDays,
+  openStore,
+} from './lib/provision.mjs';
+import {
+  describeMachine,
+  markdownTable,
+  TABLE_HEADER,
+  tableRows,
+  targetLines,
+  textTable,
+  writeResults,
+} from './lib/report.mjs';
+import {
+  clockEvents,
+  employeePageWalk,
+  makeProblemLog,
+  meRequests,
+  shifts,
+  timeEntryPages,
+  tokenRequests,
+} from './lib/scenarios.mjs';
+
+const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
+const ROOT = resolve(BENCH_DIR, '..');
+const RATE_LIMIT = 1_000_000_000;
+const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+
+// ---------------------------------------------------------------------------------------------------
+// Options
+
+const args = process.argv.slice(2);
+const flag = (name) => args.includes(`--${name}`);
+const option = (name, fallback) => {
+  const found = args.find((a) => a.startsWith(`--${name}=`));
+  return found ? found.slice(name.length + 3) : fallback;
+};
+const quick = flag('quick');
+const settings = {
+  quick,
+  warmupS: Number(option('warmup', quick ? 0.3 : 5)),
+  durationS: Number(option('duration', quick ? 1.2 : 10)),
+  rounds: Number(option('rounds', quick ? 1 : 3)),
+  // Full runs measure one more round when a ratio is just below its target; quick runs have no time.
+  retry: !quick && !flag('no-retry'),
+  halfDurationS: Number(option('half-duration', quick ? 1 : 15)),
+  steadyS: Number(option('steady', quick ? 4 : 300)),
+  connections: Number(option('connections', 10)),
+  logLevel: 'warn',
+  rateLimit: RATE_LIMIT,
+  sizes: quick
+    ? { writersPerRun: 1000, staff: 2000, smallEntries: 10_000, bigEntries: 100_000 }
+    : { writersPerRun: 1000, staff: 10_000, smallEntries: 10_000, bigEntries: 1_000_000 },
+};
+const databases = option('db', 'both') === 'both' ? ['sqlite', 'postgres'] : [option('db', 'both')];
+const only = option('only', null)?.split(',') ?? null;
+const profile = flag('profile');
+// --perf: record the API process with Linux perf (CPU time, JIT frames named via --perf-basic-prof)
+// during each measured max-load run; files in bench/profiles/. For digging, not for the numbers.
+const perf = flag('perf');
+// --api-root=<dir>: run the API from another build of the project (e.g. an older commit's, to measure
+// "before"); fixtures, the floor and everything else still come from this checkout.
+const apiRoot = resolve(option('api-root', ROOT));
+const writeFiles = !flag('no-write');
+
+const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
+
+// ---------------------------------------------------------------------------------------------------
+// Databases
+
+async function createDatabase(kind) {
+  if (kind === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'punchclock-bench-'));
+    return {
+      url: `sqlite:${join(dir, 'bench.sqlite')}`,
+      drop: async () => rmSync(dir, { recursive: true, force: true }),
+    };
+  }
+  const name = `punchclock_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(PG_ADMIN_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Servers
+
+function serverEnv(databaseUrl) {
+  return {
+    NODE_ENV: 'production',
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: settings.logLevel,
+    RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    TOKEN_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+  };
+}
+
+async function startApi(databaseUrl, dbName) {
+  const nodeFlags = profile
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${join(BENCH_DIR, 'profiles')}`,
+        `--cpu-prof-name=api-${dbName}-${Date.now()}.cpuprofile`,
+      ]
+    : [];
+  if (perf) nodeFlags.push('--perf-basic-prof-only-functions');
+  return startProcess('api', [join(apiRoot, 'dist/cli/main.js'), 'serve'], serverEnv(databaseUrl), {
+    nodeFlags,
+  });
+}
+
+async function startFloor(databaseUrl) {
+  return startProcess('floor', [join(BENCH_DIR, 'floor-server.mjs')], serverEnv(databaseUrl));
+}
+
+function startPerf(pid, name) {
+  mkdirSync(join(BENCH_DIR, 'profiles'), { recursive: true });
+  const file = join(BENCH_DIR, 'profiles', `perf-${name}-${Date.now()}.data`);
+  const child = spawn(
+    'perf',
+    ['record', '-q', '-F', '1999', '-e', 'cpu-clock', '-g', '-p', String(pid), '-o', file],
+    { stdio: 'ignore' },
+  );
+  const exited = new Promise((r) => child.once('exit', r));
+  return {
+    async stop() {
+      child.kill('SIGINT');
+      await exited;
+      log(`    perf data: ${file}`);
+    },
+  };
+}
+
+async function fetchToken(server, fixture) {
+  const response = await fetch(`${server.url}/api/public/v1/oauth/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: fixture.key.clientId,
+      client_secret: fixture.key.secret,
+    }).toString(),
+  });
+  if (response.status !== 200)
+    throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return (await response.json()).access_token;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Scenarios
+
+let runCounter = 0;
+
+/**
+ * Warm-ups, then `rounds` rounds of (floor, API) back to back at max load, then the API at half its
+ * best measured rate. Each side's best round counts: the machine is shared, and interference only
+ * ever lowers a run, for the floor as for the API. When the ratio misses its target, one more round
+ * is run before concluding. `build(phase, token, problems, runId)` returns the autocannon requests of
+ * one run; write scenarios give every run (phase) its own employees.
+ */
+async function measure({ servers, scenario }) {
+  const problems = makeProblemLog();
+  const c = scenario.connections ?? settings.connections;
+  const run = async (server, phase, options) => {
+    const token = scenario.fixture ? await fetchToken(servers.api, scenario.fixture) : null;
+    const requests = await scenario.build(phase, token, problems, `r${++runCounter}`);
+    return runLoad({
+      url: server.url,
+      requests,
+      connections: c,
+      pid: server.pid,
+      title: `${scenario.key}-${phase}`,
+      ...options,
+    });
+  };
+  const describe = (r) =>
+    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${r.latency.p99} ms, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, ${JSON.stringify(r.statusCounts)}`;
+  const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
+  const target = scenario.kind === 'write' ? 0.5 : 0.6;
+  log(`  ${scenario.label}: warm-up…`);
+  await run(servers.floor, 'floorWarm', { duration: settings.warmupS });
+  await run(servers.api, 'apiWarm', { duration: settings.warmupS });
+  const floorRuns = [];
+  const apiRuns = [];
+  const round = async (i) => {
+    floorRuns.push(await run(servers.floor, `floor${i}`, { duration: settings.durationS }));
+    log(`    floor ${describe(floorRuns.at(-1))}`);
+    const recorder = perf ? startPerf(servers.api.pid, scenario.key) : null;
+    apiRuns.push(await run(servers.api, `api${i}`, { duration: settings.durationS }));
+    if (recorder) await recorder.stop();
+    log(`    API   ${describe(apiRuns.at(-1))}`);
+  };
+  for (let i = 1; i <= settings.rounds; i++) await round(i);
+  const measured = best(apiRuns).rps / best(floorRuns).rps;
+  if (settings.retry && measured < target && measured >= 0.85 * target) {
+    log('    just below target: one more round before concluding');
+    await round(settings.rounds + 1);
+  }
+  const floor = best(floorRuns);
+  const max = best(apiRuns);
+  const rate = Math.max(1, Math.floor((scenario.halfRateOf?.() ?? max.rps) * 0.5));
+  const half = await run(servers.api, 'apiHalf', { duration: settings.halfDurationS, overallRate: rate });
+  log(`    API @${rate}/s: ${describe(half)}`);
+  const ratio = floor.rps > 0 ? max.rps / floor.rps : null;
+  const all = [...floorRuns, ...apiRuns, half];
+  return {
+    key: scenario.key,
+    label: scenario.label,
+    kind: scenario.kind,
+    description: scenario.description,
+    data: scenario.data,
+    floor,
+    api: { max, half, halfRate: rate },
+    rounds: {
+      floorRps: floorRuns.map((r) => Math.round(r.rps)),
+      apiRps: apiRuns.map((r) => Math.round(r.rps)),
+    },
+    ratio,
+    ratioTarget: target,
+    ratioPass: ratio !== null && ratio >= target,
+    p99Pass: half.latency.p99 < 25,
+    non2xx: all.reduce((n, r) => n + r.non2xx, 0),
+    connectionErrors: all.reduce((n, r) => n + r.errors, 0),
+    problems: problems.samples,
+  };
+}
+
+async function benchDatabase(kind) {
+  const started = Date.now();
+  const result = { name: kind, scenarios: [], steady: null, sizes: {} };
+  const database = await createDatabase(kind);
+  log(`\n=== ${kind}: ${database.url}`);
+  const harness = await openStore(database.url);
+  const servers = {};
+  try {
+    // ---- fixtures
+    let t = Date.now();
+    const ctx = harness.ctx;
+    const tokens = await createTenant(ctx, 'Tokens');
+    const reads = await createTenant(ctx, 'Reads');
+    const staff = await createTenant(ctx, 'Staff');
+    const clock = await createTenant(ctx, 'Clock');
+    const shiftTenant = await createTenant(ctx, 'Shifts');
+    const days = historyDays();
+    const readerCount = Math.ceil(settings.sizes.smallEntries / days.length);
+    const readers = await bulkEmployees(harness.store, reads, readerCount, { prefix: 'R' });
+    await bulkHistory(harness.store, reads, readers, days);
+    await bulkEmployees(harness.store, staff, settings.sizes.staff, { prefix: 'S', statuses: true });
+    // Every write run gets fresh employees (made between runs, never during one).
+    const writers = (tenant, prefix) => {
+      const sets = {};
+      return async (phase) =>
+        (sets[phase] ??= await bulkEmployees(harness.store, tenant, settings.sizes.writersPerRun, {
+          prefix: `${prefix}${phase}`,
+        }));
+    };
+    const clockSet = writers(clock, 'C');
+    const shiftSet = writers(shiftTenant, 'W');
+    if (kind === 'postgres') await analyze(harness.store);
+    result.sizes.readEntries = await countRows(harness.store, 'time_entries', reads.companyId);
+    result.sizes.staffEmployees = await countRows(harness.store, 'employees', staff.companyId);
+    log(
+      `  fixtures in ${((Date.now() - t) / 1000).toFixed(1)} s: ${result.sizes.readEntries} entries in the read company (${readerCount} employees with a year each), ${result.sizes.staffEmployees} employees in the listed company, ${settings.sizes.writersPerRun} writers per run`,
+    );
+
+    servers.api = await startApi(database.url, kind);
+    servers.floor = await startFloor(database.url);
+    log(
+      `  API ${servers.api.url} (pid ${servers.api.pid}), floor ${servers.floor.url} (pid ${servers.floor.pid}); rate limits raised to ${RATE_LIMIT.toLocaleString('en-US')}/min`,
+    );
+
+    const entryPages = (label, key, data) => ({
+      key,
+      label,
+      kind: 'read',
+      fixture: reads,
+      description:
+        'GET /time-entries: one page of 25 for one of the employees with a year of history, 60-day window inside the year (limit=25, hasMore true).',
+      data,
+      build: (_phase, token, problems) =>
+        timeEntryPages({ fixture: reads, token, employees: readers, days, problems }),
+    });
+    const scenarios = [
+      {
+        key: 'token',
+        label: 'POST /oauth/token',
+        kind: 'write',
+        description:
+          'client_credentials with client_id + client_secret in the form body; the floor does the key select, company select and last_used_at update, no hashing or signing.',
+        data: 'one key',
+        build: (_phase, _token, problems) => tokenRequests({ fixture: tokens, problems }),
+      },
+      {
+        key: 'clock',
+        label: 'POST /time-clock/events',
+        kind: 'write',
+        fixture: clock,
+        description:
+          'clock_in/clock_out alternating per employee (5-minute sessions, 29 days ago onwards), unique Idempotency-Key per request; the floor inserts the open entry / updates it closed.',
+        data: `${settings.sizes.writersPerRun} employees per run`,
+        build: async (phase, token, problems, runId) =>
+          clockEvents({ fixture: clock, token, employees: await clockSet(phase), runId, problems }),
+      },
+      {
+        key: 'shift',
+        label: 'POST /time-entries',
+        kind: 'write',
+        fixture: shiftTenant,
+        description:
+          '90-minute shifts every 2 hours per employee with a 15-minute break, unique Idempotency-Key; the floor inserts the entry.',
+        data: `${settings.sizes.writersPerRun} employees per run`,
+        build: async (phase, token, problems, runId) =>
+          shifts({ fixture: shiftTenant, token, employees: await shiftSet(phase), runId, problems }),
+      },
+      entryPages(
+        'GET /time-entries (10k)',
+        'entries-small',
+        `${result.sizes.readEntries} entries in the company`,
+      ),
+      {
+        key: 'employees',
+        label: 'GET /employees walk',
+        kind: 'read',
+        fixture: staff,
+        description:
+          'page walk 25 at a time following nextCursor to the end, then again; the floor selects the same page by id.',
+        data: `${result.sizes.staffEmployees} employees`,
+        build: (_phase, token, problems) => employeePageWalk({ fixture: staff, token, problems }),
+      },
+      {
+        key: 'me',
+        label: 'GET /me',
+        kind: 'read',
+        fixture: tokens,
+        description:
+          'the auth floor: token verification and the per-request principal check; the floor does the same primary-key select.',
+        data: 'one key',
+        build: (_phase, token, problems) => meRequests({ fixture: tokens, token, problems }),
+      },
+    ];
+    const wanted = (s) => !only || only.includes(s.key);
+    for (const scenario of scenarios.filter(wanted))
+      result.scenarios.push(await measure({ servers, scenario }));
+
+    // ---- grow the read company to the big size, then the same reads again
+    if (!only || only.includes('entries-big')) {
+      t = Date.now();
+      const target = settings.sizes.bigEntries;
+      const more = Math.ceil((target - result.sizes.readEntries) / days.length);
+      const others = await bulkEmployees(harness.store, reads, more, { prefix: 'RB', offset: readerCount });
+      await bulkHistory(harness.store, reads, others, days);
+      if (kind === 'postgres') await analyze(harness.store);
+      result.sizes.bigReadEntries = await countRows(harness.store, 'time_entries', reads.companyId);
+      log(
+        `  grew the read company to ${result.sizes.bigReadEntries} entries in ${((Date.now() - t) / 1000).toFixed(1)} s`,
+      );
+      const small = result.scenarios.find((s) => s.key === 'entries-small');
+      const big = await measure({
+        servers,
+        scenario: entryPages(
+          `GET /time-entries (${target >= 1e6 ? `${target / 1e6}M` : `${target / 1e3}k`})`,
+          'entries-big',
+          `${result.sizes.bigReadEntries} entries in the company (same employees queried)`,
+        ),
+      });
+      result.scenarios.push(big);
+      if (small) {
+        result.entriesGrowth = {
+          smallEntries: result.sizes.readEntries,
+          bigEntries: result.sizes.bigReadEntries,
+          p50Small: small.api.half.rawLatency.p50,
+          p50Big: big.api.half.rawLatency.p50,
+          p99Small: small.api.half.latency.p99,
+          p99Big: big.api.half.latency.p99,
+          maxRpsSmall: small.api.max.rps,
+          maxRpsBig: big.api.max.rps,
+        };
+      }
+    }
+
+    // ---- steady run: RSS over time at a fixed, moderate rate
+    if (!only || only.includes('steady')) {
+      const clockResult = result.scenarios.find((s) => s.key === 'clock');
+      const rate = Math.max(50, Math.floor((clockResult?.api.max.rps ?? 1000) * 0.5));
+      const toks = {
+        clock: await fetchToken(servers.api, clock),
+        reads: await fetchToken(servers.api, reads),
+        staff: await fetchToken(servers.api, staff),
+        tokens: await fetchToken(servers.api, tokens),
+      };
+      const problems = makeProblemLog();
+      const mix = async (phase) => [
+        ...clockEvents({
+          fixture: clock,
+          token: toks.clock,
+          employees: await clockSet(phase),
+          runId: `s${++runCounter}`,
+          problems,
+        }),
+        ...timeEntryPages({ fixture: reads, token: toks.reads, employees: readers, days, problems }),
+        ...employeePageWalk({ fixture: staff, token: toks.staff, problems }),
+        ...meRequests({ fixture: tokens, token: toks.tokens, problems }),
+      ];
+      const warm = Math.max(1, Math.round(settings.steadyS / 30));
+      log(
+        `  steady run: ${warm} s warm-up, then ${settings.steadyS} s at ${rate} req/s (mixed)${quick ? ' — shortened in quick mode: indicative only' : ''}`,
+      );
+      await runLoad({
+        url: servers.api.url,
+        requests: await mix('steadyWarm'),
+        connections: settings.connections,
+        duration: warm,
+        overallRate: rate,
+      });
+      const steady = await runLoad({
+        url: servers.api.url,
+        requests: await mix('steady'),
+        connections: settings.connections,
+        duration: settings.steadyS,
+        overallRate: rate,
+        pid: servers.api.pid,
+        title: 'steady',
+      });
+      const window = Math.max(2_000, Math.min(30_000, (settings.steadyS * 1000) / 10));
+      const median = (xs) => {
+        const s = [...xs].sort((a, b) => a - b);
+        return s[Math.floor(s.length / 2)];
+      };
+      const samples = steady.rssSamples;
+      const last = samples.at(-1).t;
+      const startKb = median(samples.filter((s) => s.t <= window).map((s) => s.rssKb));
+      const endKb = median(samples.filter((s) => s.t >= last - window).map((s) => s.rssKb));
+      result.steady = {
+        durationS: settings.steadyS,
+        rate,
+        rps: steady.rps,
+        p99: steady.latency.p99,
+        startKb,
+        endKb,
+        peakKb: steady.peakRssKb,
+        growth: endKb / startKb - 1,
+        windowS: window / 1000,
+        statusCounts: steady.statusCounts,
+        non2xx: steady.non2xx,
+        problems: problems.samples,
+        rssEverySecond: samples.filter((_, i) => i % 10 === 0).map((s) => [Math.round(s.t / 1000), s.rssKb]),
+      };
+      log(
+        `    RSS ${(startKb / 1024).toFixed(0)} MB → ${(endKb / 1024).toFixed(0)} MB (${(result.steady.growth * 100).toFixed(1)}%), ${steady.rps.toFixed(0)} req/s, p99 ${steady.latency.p99} ms, ${JSON.stringify(steady.statusCounts)}`,
+      );
+    }
+  } finally {
+    const api = servers.api;
+    if (api) {
+      const memory = memoryOf(api.pid);
+      result.apiHwmKb = memory?.hwmKb ?? null;
+      const exit = await api.stop();
+      if (exit.code !== 0) log(`  API exited with ${JSON.stringify(exit)}: ${api.stderr().slice(-2000)}`);
+      else if (api.stderr().trim()) log(`  API stderr: ${api.stderr().trim().slice(-2000)}`);
+    }
+    if (servers.floor) {
+      result.floorHwmKb = memoryOf(servers.floor.pid)?.hwmKb ?? null;
+      await servers.floor.stop();
+    }
+    await harness.close().catch(() => {});
+    await database.drop().catch((error) => log(`  could not drop ${database.url}: ${error.message}`));
+  }
+  result.wallClockS = (Date.now() - started) / 1000;
+  log(`  ${kind} done in ${result.wallClockS.toFixed(0)} s`);
+  return result;
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+function evaluateTargets(results) {
+  const targets = [];
+  for (const db of results.databases) {
+    for (const s of db.scenarios) {
+      targets.push({
+        name: `${db.name} ${s.label}: API throughput ≥ ${s.ratioTarget * 100}% of the floor (${s.kind})`,
+        kind: 'ratio',
+        pass: s.ratioPass,
+        detail: `${s.api.max.rps.toFixed(0)} / ${s.floor.rps.toFixed(0)} req/s = ${(s.ratio * 100).toFixed(0)}%`,
+      });
+    }
+    for (const s of db.scenarios) {
+      targets.push({
+        name: `${db.name} ${s.label}: p99 < 25 ms at half the max throughput`,
+        kind: 'p99',
+        pass: s.p99Pass,
+        detail: `p99 ${s.api.half.latency.p99} ms at ${s.api.halfRate} req/s (achieved ${s.api.half.rps.toFixed(0)})`,
+      });
+    }
+    if (db.entriesGrowth) {
+      const g = db.entriesGrowth;
+      const ratio = g.p50Big / g.p50Small;
+      targets.push({
+        name: `${db.name} GET /time-entries at ${g.bigEntries} entries within 1.5x of its latency at ${g.smallEntries}`,
+        kind: 'growth',
+        pass: ratio <= 1.5,
+        detail: `p50 ${g.p50Big.toFixed(2)} vs ${g.p50Small.toFixed(2)} ms = ${ratio.toFixed(2)}x (p99 ${g.p99Big} vs ${g.p99Small} ms; max ${g.maxRpsBig.toFixed(0)} vs ${g.maxRpsSmall.toFixed(0)} req/s)`,
+      });
+    }
+    if (db.steady) {
+      targets.push({
+        name: `${db.name} RSS flat (< 10% growth) over a ${db.steady.durationS} s steady run${results.quick ? ' (quick mode: shortened, indicative only)' : ''}`,
+        kind: 'rss',
+        pass: db.steady.growth < 0.1,
+        detail: `${(db.steady.startKb / 1024).toFixed(1)} MB (median of the first ${db.steady.windowS} s) → ${(db.steady.endKb / 1024).toFixed(1)} MB (median of the last ${db.steady.windowS} s): ${(db.steady.growth * 100).toFixed(1)}%`,
+      });
+    }
+    const bad = db.scenarios.filter((s) => s.non2xx > 0 || s.connectionErrors > 0);
+    targets.push({
+      name: `${db.name}: every request answered 2xx (a non-2xx is a harness bug)`,
+      kind: 'sanity',
+      pass: bad.length === 0 && (db.steady?.non2xx ?? 0) === 0,
+      detail:
+        bad.length === 0 && (db.steady?.non2xx ?? 0) === 0
+          ? 'all 2xx'
+          : [
+              ...bad.map(
+                (s) =>
+                  `${s.label}: ${s.non2xx} non-2xx, ${s.connectionErrors} errors ${JSON.stringify(s.problems.slice(0, 2))}`,
+              ),
+              db.steady?.non2xx
+                ? `steady: ${db.steady.non2xx} non-2xx ${JSON.stringify(db.steady.problems.slice(0, 2))}`
+                : '',
+            ]
+              .filter(Boolean)
+              .join('; '),
+    });
+  }
+  return targets;
+}
+
+async function main() {
+  const started = Date.now();
+  const results = {
+    startedAt: new Date(started).toISOString(),
+    quick,
+    settings,
+    machine: await describeMachine({
+      root: ROOT,
+      postgresUrl: databases.includes('postgres') ? PG_ADMIN_URL : null,
+    }),
+    apiRoot: apiRoot === ROOT ? null : apiRoot,
+    databases: [],
+  };
+  log(
+    `Punchclock benchmark${quick ? ' (quick)' : ''}: ${results.machine.cpuModel}, ${results.machine.cores} cores, ${results.machine.memoryGb} GB, Node ${results.machine.node}, PostgreSQL ${results.machine.postgres?.version ?? 'n/a'}, git ${results.machine.git.commit?.slice(0, 12)}${results.machine.git.uncommittedChanges ? '+changes' : ''}`,
+  );
+  log(
+    `Rate limits raised for the run: RATE_LIMIT_PER_MINUTE=${RATE_LIMIT} and TOKEN_RATE_LIMIT_PER_MINUTE=${RATE_LIMIT} (defaults 300 and 60); LOG_LEVEL=${settings.logLevel}`,
+  );
+  log(
+    `warm-up ${settings.warmupS} s, measured ${settings.durationS} s, half-rate ${settings.halfDurationS} s, steady ${settings.steadyS} s, ${settings.connections} connections`,
+  );
+  for (const kind of databases) results.databases.push(await benchDatabase(kind));
+  results.targets = evaluateTargets(results);
+  results.wallClockS = (Date.now() - started) / 1000;
+
+  log('');
+  log(textTable(TABLE_HEADER, tableRows(results)));
+  log('');
+  for (const line of targetLines(results)) log(line);
+  if (writeFiles) {
+    const files = writeResults(join(BENCH_DIR, 'results'), results);
+    log(`\nwritten: ${files.json}, ${files.md} (and latest.json / latest.md)`);
+  } else {
+    log(markdownTable(TABLE_HEADER, tableRows(results)));
+  }
+  log(`wall clock ${results.wallClockS.toFixed(0)} s`);
+  const ratioFailed = results.targets.some((t) => t.kind === 'ratio' && !t.pass);
+  const sanityFailed = results.targets.some((t) => t.kind === 'sanity' && !t.pass);
+  if (sanityFailed)
+    log(
+      'Unexpected non-2xx answers: the harness (or the server) is broken; the numbers above are not trustworthy.',
+    );
+  process.exitCode = sanityFailed ? 2 : ratioFailed ? 1 : 0;
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exitCode = 3;
+});
