@@ -3,23 +3,19 @@ import { prepareQuery } from '../prepared.js';
 import type { EmployeeRow } from '../schema.js';
 
 // The lookups below run on every write and most reads: compiled once (see prepared.ts).
-const byId = prepareQuery(2, (db, companyId: string, employeeId: string) =>
-  db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', employeeId)
-    .where('deleted_at', 'is', null),
-);
+function lookup(column: 'id' | 'external_id') {
+  return prepareQuery(2, (db, companyId: string, value: string) =>
+    db
+      .selectFrom('employees')
+      .selectAll()
+      .where('company_id', '=', companyId)
+      .where(column, '=', value)
+      .where('deleted_at', 'is', null),
+  );
+}
 
-const byExternalId = prepareQuery(2, (db, companyId: string, externalId: string) =>
-  db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('external_id', '=', externalId)
-    .where('deleted_at', 'is', null),
-);
+const byId = lookup('id');
+const byExternalId = lookup('external_id');
 
 export async function findEmployeeById(
   db: Executor,
@@ -40,52 +36,26 @@ export async function findEmployeeByExternalId(
 /** An employee with the time zone of their workplace (null without a workplace or a zone). */
 export type EmployeeWithZone = EmployeeRow & { workplace_time_zone: string | null };
 
-const byIdWithZone = prepareQuery(2, (db, companyId: string, employeeId: string) =>
-  db
-    .selectFrom('employees as e')
-    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-    .selectAll('e')
-    .select('w.time_zone as workplace_time_zone')
-    .where('e.company_id', '=', companyId)
-    .where('e.id', '=', employeeId)
-    .where('e.deleted_at', 'is', null),
-);
+/** The employee (by `e.id` or `e.external_id`) with their workplace's zone; `lock` adds FOR UPDATE OF e. */
+function withZoneLookup(column: 'e.id' | 'e.external_id', lock: boolean) {
+  return prepareQuery(2, (db, companyId: string, value: string) => {
+    const query = db
+      .selectFrom('employees as e')
+      .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+      .selectAll('e')
+      .select('w.time_zone as workplace_time_zone')
+      .where('e.company_id', '=', companyId)
+      .where(column, '=', value)
+      .where('e.deleted_at', 'is', null);
+    // The row lock on the employee serialises writes for them (PostgreSQL).
+    return lock ? query.forUpdate('e') : query;
+  });
+}
 
-const byExternalIdWithZone = prepareQuery(2, (db, companyId: string, externalId: string) =>
-  db
-    .selectFrom('employees as e')
-    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-    .selectAll('e')
-    .select('w.time_zone as workplace_time_zone')
-    .where('e.company_id', '=', companyId)
-    .where('e.external_id', '=', externalId)
-    .where('e.deleted_at', 'is', null),
-);
-
-// The same, taking the row lock on the employee that serialises writes for them (PostgreSQL).
-const byIdWithZoneForUpdate = prepareQuery(2, (db, companyId: string, employeeId: string) =>
-  db
-    .selectFrom('employees as e')
-    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-    .selectAll('e')
-    .select('w.time_zone as workplace_time_zone')
-    .where('e.company_id', '=', companyId)
-    .where('e.id', '=', employeeId)
-    .where('e.deleted_at', 'is', null)
-    .forUpdate('e'),
-);
-
-const byExternalIdWithZoneForUpdate = prepareQuery(2, (db, companyId: string, externalId: string) =>
-  db
-    .selectFrom('employees as e')
-    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-    .selectAll('e')
-    .select('w.time_zone as workplace_time_zone')
-    .where('e.company_id', '=', companyId)
-    .where('e.external_id', '=', externalId)
-    .where('e.deleted_at', 'is', null)
-    .forUpdate('e'),
-);
+const byIdWithZone = withZoneLookup('e.id', false);
+const byExternalIdWithZone = withZoneLookup('e.external_id', false);
+const byIdWithZoneForUpdate = withZoneLookup('e.id', true);
+const byExternalIdWithZoneForUpdate = withZoneLookup('e.external_id', true);
 
 /** `lock`: also take the employee's row lock (`FOR UPDATE`, PostgreSQL only) in the same statement. */
 export async function findEmployeeWithZoneById(
