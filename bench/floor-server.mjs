@@ -10,9 +10,9 @@
 // the API's pool size). Prints `listening on http://host:port` when ready, stops on SIGTERM.
 import { URLSearchParams } from 'node:url';
 import Fastify from 'fastify';
-import pg from 'pg';
 import { v7 as uuidv7 } from 'uuid';
 import { openSqlite } from '../dist/db/database.js';
+import { createPostgresPool } from '../dist/db/postgres-pool.js';
 import { startBackgroundCheckpoints } from '../dist/db/sqlite-checkpoints.js';
 
 const url = process.env.DATABASE_URL ?? '';
@@ -64,8 +64,9 @@ function openDatabase() {
     };
     return facade;
   }
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.PG_POOL_SIZE ?? 10) });
-  pool.on('error', () => {});
+  // The API's own pool: the same connection behaviour (each query's messages in one write; see
+  // src/db/postgres-pool.ts). The floor awaits every statement, so nothing of it is pipelined.
+  const pool = createPostgresPool(url, Number(process.env.PG_POOL_SIZE ?? 10));
   // Every statement is a named (server-side prepared) statement, as the API's prepared queries are:
   // parsed and planned once per connection.
   const statements = new Map();
@@ -94,7 +95,7 @@ function openDatabase() {
   };
   return {
     dialect: 'postgres',
-    settings: { poolSize: pool.options.max },
+    settings: { poolSize: pool.max },
     one: checkedOut('one'),
     all: checkedOut('all'),
     run: checkedOut('run'),

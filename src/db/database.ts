@@ -13,9 +13,9 @@ import {
   sql,
   type Transaction,
 } from 'kysely';
-import pg from 'pg';
 import type { DatabaseUrl } from '../config.js';
-import { type DirectConnection, registerDirectConnection, statementNameOf } from './prepared.js';
+import { createPostgresPool } from './postgres-pool.js';
+import { type DirectConnection, registerDirectConnection } from './prepared.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 import type { Database } from './schema.js';
 
@@ -163,39 +163,6 @@ function transactions(db: Db, direct: DirectConnection | null = null) {
   };
 }
 
-type PoolClient = pg.PoolClient;
-
-/*
- * The texts of prepared queries (prepared.ts) run as named statements: each connection parses and
- * plans them once, then only binds and executes. The per-request queries carry subqueries and joins
- * whose planning cost PostgreSQL more than executing them; with names, PostgreSQL also switches to a
- * cached generic plan where that is as good. Every other query is sent as before.
- */
-function withNamedStatements(pool: pg.Pool) {
-  const wrapped = new WeakMap<PoolClient, PoolClient>();
-  const wrap = (client: PoolClient): PoolClient => {
-    let proxy = wrapped.get(client);
-    if (proxy === undefined) {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      proxy = Object.create(client, {
-        query: {
-          value: (text: unknown, values?: unknown[]) => {
-            const name = typeof text === 'string' ? statementNameOf(text) : undefined;
-            return name === undefined ? query(text, values) : query({ name, text, values });
-          },
-        },
-        release: { value: (error?: Error | boolean) => client.release(error) },
-      }) as PoolClient;
-      wrapped.set(client, proxy);
-    }
-    return proxy;
-  };
-  return {
-    connect: async () => wrap(await pool.connect()),
-    end: () => pool.end(),
-  };
-}
-
 export function createStore(
   location: DatabaseUrl,
   options: { poolSize?: number; backgroundCheckpoints?: boolean } = {},
@@ -238,14 +205,8 @@ export function createStore(
       },
     };
   }
-  const pool = new pg.Pool({
-    connectionString: location.url,
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: 5000,
-  });
-  // An idle client losing its server connection must not crash the process.
-  pool.on('error', () => {});
-  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }) });
+  const pool = createPostgresPool(location.url, options.poolSize ?? 10);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: 'postgres',

@@ -25,6 +25,12 @@ const directConnections = new WeakMap<object, DirectConnection>();
  */
 const statementNames = new Map<string, string>();
 
+/*
+ * Appended to the SQL text of a pipelined write (see `executePipelined`): the PostgreSQL connection
+ * (postgres-pool.ts) sends such a statement inside a transaction without waiting for its answer.
+ */
+export const PIPELINED_MARK = ' /* pipelined */';
+
 /** The server-side statement name for `sql`, when it is the text of a prepared query. */
 export function statementNameOf(sql: string): string | undefined {
   return statementNames.get(sql);
@@ -40,6 +46,8 @@ export function registerDirectConnection(db: object, connection: DirectConnectio
 
 interface Template<R> {
   compiled: CompiledQuery<R>;
+  /** The same statement marked as pipelined (PostgreSQL). */
+  pipelinedSql: string;
   /** For each parameter of the compiled query: the argument index it takes, or -1 for a constant. */
   slots: number[];
 }
@@ -76,14 +84,19 @@ export function prepareQuery<A extends Value[], R>(
         throw new Error(
           `prepared query uses ${slots.filter((s) => s >= 0).length} of its ${arity} arguments`,
         );
-      template = { compiled, slots };
+      template = { compiled, slots, pipelinedSql: compiled.sql + PIPELINED_MARK };
       templates.set(adapter, template);
-      if (!statementNames.has(compiled.sql))
-        statementNames.set(compiled.sql, `punchclock_${statementNames.size + 1}`);
+      for (const text of [compiled.sql, template.pipelinedSql])
+        if (!statementNames.has(text)) statementNames.set(text, `punchclock_${statementNames.size + 1}`);
     }
     const { compiled, slots } = template;
     const parameters = slots.map((slot, i) => (slot === -1 ? compiled.parameters[i] : args[slot]));
     return { ...compiled, parameters };
+  }
+
+  function pipelined(db: Executor, args: A): CompiledQuery<R> {
+    const compiled = compiledFor(db, args);
+    return { ...compiled, sql: templates.get(db.getExecutor().adapter)!.pipelinedSql };
   }
 
   async function read(db: Executor, args: A): Promise<R[]> {
@@ -109,6 +122,23 @@ export function prepareQuery<A extends Value[], R>(
         return direct.prepare(compiled.sql).run(compiled.parameters).changes;
       const result: QueryResult<R> = await db.executeQuery(compiled);
       return Number(result.numAffectedRows ?? 0n);
+    },
+    /**
+     * A write whose result the caller does not need. On PostgreSQL, inside a transaction, it is sent
+     * behind the statements before it without waiting for its answer, so that the last writes of a
+     * transaction and its COMMIT travel together (one round trip instead of one each). Its failure
+     * then surfaces at the next statement that is awaited, or at the commit, which fails and keeps
+     * nothing: callers must not depend on its effect before the transaction ends. Elsewhere it is
+     * `executeWrite`.
+     */
+    async executePipelined(db: Executor, ...args: A): Promise<void> {
+      const direct = directConnections.get(db);
+      if (direct !== undefined && direct.ready()) {
+        const compiled = compiledFor(db, args);
+        direct.prepare(compiled.sql).run(compiled.parameters);
+        return;
+      }
+      await db.executeQuery(pipelined(db, args));
     },
   };
 }

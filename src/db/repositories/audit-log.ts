@@ -41,8 +41,9 @@ const insertAudit = prepareQuery(
     }),
 );
 
+/** Pipelined (prepared.ts): it travels with the statements after it; a failure fails the commit. */
 export async function recordAudit(db: Executor, entry: AuditEntry): Promise<void> {
-  await insertAudit.executeWrite(
+  await insertAudit.executePipelined(
     db,
     newId(),
     entry.companyId,

@@ -366,8 +366,9 @@ const insertEntry = prepareQuery(ENTRY_COLUMNS.length, (db, ...values: (string |
     ),
 );
 
+/** Pipelined (prepared.ts): a failure, e.g. a second open session, surfaces at the latest at commit. */
 export async function insertTimeEntry(db: Executor, entry: EntryValues): Promise<void> {
-  await insertEntry.executeWrite(db, ...ENTRY_COLUMNS.map((column) => entry[column]));
+  await insertEntry.executePipelined(db, ...ENTRY_COLUMNS.map((column) => entry[column]));
 }
 
 const completeEntry = prepareQuery(
@@ -403,7 +404,7 @@ const completeEntry = prepareQuery(
       .where('id', '=', id),
 );
 
-/** Closes an open session: the fields a clock-out sets. */
+/** Closes an open session: the fields a clock-out sets. Pipelined, like `insertTimeEntry`. */
 export async function completeSession(
   db: Executor,
   id: string,
@@ -420,7 +421,7 @@ export async function completeSession(
     updated_at: string;
   },
 ): Promise<void> {
-  await completeEntry.executeWrite(
+  await completeEntry.executePipelined(
     db,
     id,
     patch.end_at,

@@ -6,6 +6,7 @@ import {
   beginIdempotentRequest,
   claimInTransaction,
   completeIdempotentRequest,
+  completeIdempotentRequestOnCommit,
   type IdempotencyScope,
   type InTransactionStart,
   requestFingerprint,
@@ -102,22 +103,25 @@ async function runWithKey(
    * would let a retry take the key over and write twice). See claimInTransaction for the rules.
    */
   let stored: string | null = null;
+  let claimed = true;
+  const claimedAt = services.ctx.now();
   const { result } = store.withTransactionHook(
     {
       begin: async (trx) => {
         let start: InTransactionStart;
         try {
-          start = await claimInTransaction(trx, store.dialect, scope, services.ctx.now());
+          start = await claimInTransaction(trx, store.dialect, scope, claimedAt);
         } catch (error) {
           // 409 in flight, 422 reused, or a database failure: all end the request before the write.
           throw new Settled(error instanceof Error ? error : new Error(String(error)));
         }
         if (start.kind !== 'proceed') throw new Settled(start);
+        claimed = start.claimed;
       },
       beforeCommit: async (trx, value) => {
         const outcome = value as WriteOutcome;
         const body = JSON.stringify(outcome.body);
-        await completeIdempotentRequest(trx, scope, outcome.status, body);
+        await completeIdempotentRequestOnCommit(trx, scope, claimed, outcome.status, body, claimedAt);
         stored = body;
       },
     },
@@ -197,7 +201,8 @@ async function runSeparately(
       beforeCommit: async (trx, value) => {
         const outcome = value as WriteOutcome;
         const body = JSON.stringify(outcome.body);
-        await completeIdempotentRequest(trx, scope, outcome.status, body);
+        // Claimed by beginIdempotentRequest above: the outcome updates that record.
+        await completeIdempotentRequestOnCommit(trx, scope, true, outcome.status, body, services.ctx.now());
         stored = body;
       },
     },

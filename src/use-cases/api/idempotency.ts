@@ -182,9 +182,77 @@ async function claimKey(
   throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
 }
 
+/*
+ * SQLite, inside the write's transaction, which holds the database's write lock: nobody else can
+ * claim or settle the key meanwhile, so it is read, not claimed, and a new key's record is written
+ * once, complete, with the outcome (one write instead of a claim and an update).
+ */
+async function settleUnderWriteLock(
+  trx: Tx,
+  scope: IdempotencyScope,
+  now: number,
+): Promise<InTransactionStart> {
+  const nowIso = new Date(now).toISOString();
+  const existing = await findRecord.executeTakeFirst(trx, scope.companyId, scope.apiKeyId, scope.key);
+  if (!existing) return { kind: 'proceed', claimed: false };
+  if (existing.expires_at <= nowIso) {
+    await removeExpired.executeWrite(trx, scope.companyId, scope.apiKeyId, scope.key, nowIso);
+    return { kind: 'proceed', claimed: false };
+  }
+  if (existing.request_hash !== scope.requestHash)
+    throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
+    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  // In flight: a separate flow elsewhere holds it, or one that died did (then it is taken over).
+  if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString())
+    return { kind: 'proceed', claimed: true };
+  throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+}
+
+const removeExpired = prepareQuery(
+  4,
+  (db: Executor, companyId: string, apiKeyId: string, key: string, nowIso: string) =>
+    db
+      .deleteFrom('idempotency_records')
+      .where('company_id', '=', companyId)
+      .where('api_key_id', '=', apiKeyId)
+      .where('idempotency_key', '=', key)
+      .where('expires_at', '<=', nowIso),
+);
+
+const insertDone = prepareQuery(
+  8,
+  (
+    db: Executor,
+    companyId: string,
+    apiKeyId: string,
+    key: string,
+    requestHash: string,
+    status: number,
+    body: string,
+    createdAt: string,
+    expiresAt: string,
+  ) =>
+    db.insertInto('idempotency_records').values({
+      company_id: companyId,
+      api_key_id: apiKeyId,
+      idempotency_key: key,
+      request_hash: requestHash,
+      state: 'done',
+      response_status: status,
+      response_body: body,
+      created_at: createdAt,
+      expires_at: expiresAt,
+    }),
+);
+
 /** Stores the outcome (rule 1). `db` may be the write's own transaction, so both commit together. */
 /** The claim could not be settled inside the write's transaction (a rare case): use the separate flow. */
-export type InTransactionStart = IdempotencyStart | { kind: 'separately' };
+export type InTransactionStart =
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'separately' }
+  /** `claimed`: the key's record exists (as in flight) and the outcome updates it; else it is inserted. */
+  | { kind: 'proceed'; claimed: boolean };
 
 /**
  * Spec, Idempotency rules 1-5, as the first statement(s) of the write's own transaction, so that the
@@ -203,7 +271,7 @@ export async function claimInTransaction(
   scope: IdempotencyScope,
   now: number,
 ): Promise<InTransactionStart> {
-  if (dialect === 'sqlite') return claimKey(trx, scope, () => now);
+  if (dialect === 'sqlite') return settleUnderWriteLock(trx, scope, now);
   const nowIso = new Date(now).toISOString();
   const inserted = await claimLocked.executeWrite(
     trx,
@@ -215,7 +283,7 @@ export async function claimInTransaction(
     new Date(now + RETENTION_MS).toISOString(),
     `${scope.companyId}|${scope.apiKeyId}|${scope.key}`,
   );
-  if (inserted === 1) return { kind: 'proceed' };
+  if (inserted === 1) return { kind: 'proceed', claimed: true };
   const existing = await findRecord.executeTakeFirst(trx, scope.companyId, scope.apiKeyId, scope.key);
   if (!existing)
     throw new ApiError(
@@ -229,6 +297,35 @@ export async function claimInTransaction(
     return { kind: 'replay', status: existing.response_status, body: existing.response_body };
   if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString()) return { kind: 'separately' };
   throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+}
+
+/**
+ * Stores the outcome as the write transaction's last statement, pipelined with its commit (see
+ * prepared.ts): if it fails, the commit fails and nothing of the write is kept.
+ */
+export async function completeIdempotentRequestOnCommit(
+  trx: Tx,
+  scope: IdempotencyScope,
+  claimed: boolean,
+  status: number,
+  body: string,
+  now: number,
+): Promise<void> {
+  if (claimed) {
+    await complete.executePipelined(trx, scope.companyId, scope.apiKeyId, scope.key, status, body);
+    return;
+  }
+  await insertDone.executePipelined(
+    trx,
+    scope.companyId,
+    scope.apiKeyId,
+    scope.key,
+    scope.requestHash,
+    status,
+    body,
+    new Date(now).toISOString(),
+    new Date(now + RETENTION_MS).toISOString(),
+  );
 }
 
 export async function completeIdempotentRequest(
