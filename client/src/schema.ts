@@ -151,7 +151,9 @@ export interface components {
             email: string;
             /** @description active, inactive, on_leave, suspended, terminated; may grow */
             status: string;
+            /** Format: uuid */
             departmentId: string | null;
+            /** Format: uuid */
             positionId: string | null;
         };
         TimeEntry: {
@@ -168,6 +170,10 @@ export interface components {
              * @example 09:00:00
              */
             startTime: string;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
             endTime: string | null;
             endsNextDay: boolean;
             /** @description net working time in hours, rounded to 2 decimals; 0 while open */
@@ -177,11 +183,13 @@ export interface components {
             status: string;
             /** @description origin of the entry; an open list: time_clock, api_shift; may grow */
             source: string;
+            /** Format: date-time */
             approvedAt: string | null;
             /** Format: date-time */
             createdAt: string;
         };
         WriteResult: {
+            /** Format: uuid */
             timeEntryId: string | null;
             employee: components["schemas"]["EmployeeRef"];
             /** @enum {string} */
@@ -203,7 +211,15 @@ export interface components {
             endsNextDay: boolean;
             status: string;
             dryRun: boolean;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
             startTime: string | null;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
             endTime: string | null;
             totalHours: number | null;
         };
@@ -259,6 +275,7 @@ export interface components {
                 permission: number;
                 label: string;
             }[];
+            /** Format: date-time */
             tokenExpiresAt: string | null;
             rateLimit: {
                 requestsPerMinute: number;

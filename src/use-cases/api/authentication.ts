@@ -97,7 +97,8 @@ export type TokenExchangeResult =
 
 /**
  * Spec, Authentication rules 4-7. Until the secret is proven, every refusal reads the same, so the
- * endpoint does not tell a prober which client ids exist or what state they are in.
+ * endpoint does not tell a prober which client ids exist or what state they are in. `secretProven`:
+ * keySecretProven's answer when the caller already has it (one hash per request instead of two).
  */
 export async function exchangeKeyForToken(
   ctx: UseCaseContext,
@@ -105,10 +106,10 @@ export async function exchangeKeyForToken(
   key: ApiKeyRow,
   secret: string,
   remoteAddress: string,
+  secretProven: boolean = keySecretProven(ctx, key, secret),
 ): Promise<TokenExchangeResult> {
   const nowIso = new Date(ctx.now()).toISOString();
-  if (!keySecretProven(ctx, key, secret))
-    return { ok: false, proven: false, description: 'client authentication failed' };
+  if (!secretProven) return { ok: false, proven: false, description: 'client authentication failed' };
   if (key.revoked_at !== null) return { ok: false, proven: true, description: 'the key has been revoked' };
   if (key.expires_at !== null && key.expires_at <= nowIso)
     return { ok: false, proven: true, description: 'the key has expired' };

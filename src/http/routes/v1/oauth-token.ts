@@ -117,10 +117,11 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
       const nowMs = services.ctx.now();
       // Only a caller holding the secret spends the key's quota: client ids are public, and charging
       // failed attempts to the key would let anyone who knows one lock the real client out.
-      const quota =
-        lookup.kind === 'found' && keySecretProven(services.ctx, lookup.key, secret)
-          ? services.tokenLimiter.hit(lookup.key.id, nowMs)
-          : services.unknownClientLimiter.hit(`ip:${request.ip}`, nowMs);
+      // The secret is hashed once per request: this answer also goes to exchangeKeyForToken below.
+      const proven = lookup.kind === 'found' && keySecretProven(services.ctx, lookup.key, secret);
+      const quota = proven
+        ? services.tokenLimiter.hit(lookup.key.id, nowMs)
+        : services.unknownClientLimiter.hit(`ip:${request.ip}`, nowMs);
       reply.headers(rateLimitHeaders(quota, 60));
       if (!quota.allowed)
         return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {
@@ -129,7 +130,14 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
       if (lookup.kind === 'unknown')
         return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
 
-      const result = await exchangeKeyForToken(services.ctx, services.tokens, lookup.key, secret, request.ip);
+      const result = await exchangeKeyForToken(
+        services.ctx,
+        services.tokens,
+        lookup.key,
+        secret,
+        request.ip,
+        proven,
+      );
       if (!result.ok) return oauthError(reply, 401, 'invalid_client', result.description, basicChallenge);
       return reply
         .code(200)
