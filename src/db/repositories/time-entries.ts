@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../database.js';
-import { prepareQuery } from '../prepared.js';
+import { boundLimit, ONE_ROW, prepareQuery } from '../prepared.js';
 import type { NewTimeEntry, TimeEntryRow } from '../schema.js';
 
 // Every statement of the punch and shift paths is compiled once (see prepared.ts).
@@ -34,7 +34,7 @@ const overlappingClosed = prepareQuery(
       .where('start_at', '<', to)
       .where('end_at', '>', from)
       .where('id', '!=', exceptId)
-      .limit(1),
+      .limit(ONE_ROW),
 );
 
 // The open session (at most one per employee, from the partial unique index) has no end yet.
@@ -47,7 +47,7 @@ const overlappingOpen = prepareQuery(3, (db, employeeId: string, to: string, exc
     .where('end_at', 'is', null)
     .where('start_at', '<', to)
     .where('id', '!=', exceptId)
-    .limit(1),
+    .limit(ONE_ROW),
 );
 
 /**
@@ -82,7 +82,7 @@ const duplicateStart = prepareQuery(
       .where('start_at', '>=', from)
       .where('start_at', '<=', to)
       .orderBy('start_at', 'desc')
-      .limit(1),
+      .limit(ONE_ROW),
 );
 
 const duplicateEnd = prepareQuery(
@@ -106,7 +106,7 @@ const duplicateEnd = prepareQuery(
       .where('end_at', '>=', from)
       .where('end_at', '<=', to)
       .orderBy('end_at', 'desc')
-      .limit(1),
+      .limit(ONE_ROW),
 );
 
 /** Spec, Idempotency rule 6: a punch of the same type, by the same caller, within the window of an existing one. */
@@ -173,7 +173,7 @@ const punchContext = prepareQuery(
           .where('employee_id', '=', employeeId)
           .where('effective_from', '<=', workDate)
           .orderBy('effective_from', 'desc')
-          .limit(1)
+          .limit(ONE_ROW)
           .as('effective_schedule_id'),
         eb
           .exists(
@@ -201,7 +201,7 @@ const punchContext = prepareQuery(
           .where('c.start_at', '<=', instant)
           .where('c.status', '!=', OPEN)
           .where('c.end_at', '>', instant)
-          .limit(1)
+          .limit(ONE_ROW)
           .as('covering_id'),
       ]),
 );
@@ -260,7 +260,7 @@ const shiftContext = prepareQuery(
         .where('employee_id', '=', employeeId)
         .where('effective_from', '<=', workDate)
         .orderBy('effective_from', 'desc')
-        .limit(1)
+        .limit(ONE_ROW)
         .as('effective_schedule_id'),
       eb
         .exists(
@@ -278,7 +278,7 @@ const shiftContext = prepareQuery(
         .where('start_at', '>', startedAfter)
         .where('start_at', '<', to)
         .where('end_at', '>', from)
-        .limit(1)
+        .limit(ONE_ROW)
         .as('overlapping_closed_id'),
       eb
         .selectFrom('time_entries')
@@ -287,7 +287,7 @@ const shiftContext = prepareQuery(
         .where('status', '=', OPEN)
         .where('end_at', 'is', null)
         .where('start_at', '<', to)
-        .limit(1)
+        .limit(ONE_ROW)
         .as('overlapping_open_id'),
     ]),
 );
@@ -464,7 +464,7 @@ const pageFirst = prepareQuery(
       .where('work_date', '<=', to)
       .orderBy('work_date')
       .orderBy('id')
-      .limit(limit),
+      .limit(boundLimit(limit)),
 );
 
 const pageAfter = prepareQuery(
@@ -495,7 +495,7 @@ const pageAfter = prepareQuery(
       )
       .orderBy('work_date')
       .orderBy('id')
-      .limit(limit),
+      .limit(boundLimit(limit)),
 );
 
 export async function listTimeEntriesPage(
@@ -569,7 +569,7 @@ function employeePage(by: 'id' | 'externalId', withAfter: boolean) {
                 w.and([w('work_date', '=', afterDate), w('id', '>', afterId)]),
               ]),
             );
-          return page.orderBy('work_date').orderBy('id').limit(limit).as('p');
+          return page.orderBy('work_date').orderBy('id').limit(boundLimit(limit)).as('p');
         },
         (join) => join.onTrue(),
       )
