@@ -34,27 +34,51 @@ export function parseInstantWithOffset(value: string): ParsedInstant | null {
   const normalizedOffset = offsetMinutes === 0 ? 0 : offsetMinutes;
   // Sub-millisecond digits are truncated, matching how toISOString would render the instant.
   const millisecond = fraction ? Number(fraction.slice(0, 3).padEnd(3, '0')) : 0;
-  const dateTime = DateTime.fromObject(
-    {
-      year: Number(year),
-      month: Number(month),
-      day: Number(day),
-      hour: Number(hour),
-      minute: Number(minute),
-      second: Number(second),
-      millisecond,
-    },
-    { zone: FixedOffsetZone.instance(normalizedOffset) },
+  const epochMs = epochOfWallClock(
+    Number(year),
+    Number(month),
+    Number(day),
+    Number(hour),
+    Number(minute),
+    Number(second),
+    millisecond,
+    normalizedOffset,
   );
-  if (!dateTime.isValid) {
+  if (epochMs === null) {
     return null;
   }
   return {
-    epochMs: dateTime.toMillis(),
+    epochMs,
     offsetMinutes: normalizedOffset,
     wallDate: `${year}-${month}-${day}`,
     wallTime: `${hour}:${minute}:${second}`,
   };
+}
+
+/** The instant of a wall-clock reading at a fixed offset; null for a date that does not exist (e.g. 02-30). */
+function epochOfWallClock(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millisecond: number,
+  offsetMinutes: number,
+): number | null {
+  // Plain UTC arithmetic (a per-punch hot path); Date.UTC maps years 0-99 to 1900-1999, so those go to luxon.
+  if (year >= 100) {
+    const utc = Date.UTC(year, month - 1, day, hour, minute, second, millisecond);
+    const check = new Date(utc);
+    if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== day)
+      return null;
+    return utc - offsetMinutes * 60_000;
+  }
+  const dateTime = DateTime.fromObject(
+    { year, month, day, hour, minute, second, millisecond },
+    { zone: FixedOffsetZone.instance(offsetMinutes) },
+  );
+  return dateTime.isValid ? dateTime.toMillis() : null;
 }
 
 export function isValidTimeZone(zone: string): boolean {
