@@ -14,8 +14,9 @@ import {
   type Transaction,
 } from 'kysely';
 import type { DatabaseUrl } from '../config.js';
-import { createPostgresPool } from './postgres-pool.js';
-import { type DirectConnection, registerDirectConnection } from './prepared.js';
+import type { PoolClient } from 'pg';
+import { createPostgresPool, type PostgresPool } from './postgres-pool.js';
+import { type DirectConnection, registerDirectConnection, registerSendingConnection } from './prepared.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 import type { Database } from './schema.js';
 
@@ -276,14 +277,69 @@ export function createStore(
   }
   const pool = createPostgresPool(location.url, options.poolSize ?? 10);
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  registerSendingConnection(db, {
+    send: async (text, parameters) => {
+      const client = await pool.connect();
+      try {
+        return await client.query(text, parameters as unknown[]);
+      } finally {
+        client.release();
+      }
+    },
+  });
   return {
     db,
     dialect: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    ...hookedTransactions((fn) => db.transaction().execute(fn)),
+    ...hookedTransactions(postgresTransactions(pool)),
     close: () => db.destroy(),
+  };
+}
+
+/*
+ * PostgreSQL: a transaction holds one pooled connection; BEGIN and COMMIT are sent on it directly
+ * (pipelined, see postgres-pool.ts), and the work gets a Kysely instance bound to that connection,
+ * made once per connection, on which prepared queries are sent directly too. Kysely's executor and
+ * transaction machinery cost more Node CPU per statement than pg itself did (measured with perf).
+ */
+function postgresTransactions(pool: PostgresPool) {
+  const bound = new WeakMap<PoolClient, Tx>();
+  const boundTo = (client: PoolClient): Tx => {
+    let trx = bound.get(client);
+    if (trx === undefined) {
+      // The connection stays checked out for the whole transaction: Kysely's use of it releases nothing.
+      const held = Object.create(client, { release: { value: () => {} } }) as PoolClient;
+      const single: PostgresPool = { connect: async () => held, end: async () => {}, max: 1 };
+      const instance = new Kysely<Database>({ dialect: new PostgresDialect({ pool: single }) });
+      registerSendingConnection(instance, {
+        send: (text, parameters) => client.query(text, parameters as unknown[]),
+      });
+      trx = instance as unknown as Tx;
+      bound.set(client, trx);
+    }
+    return trx;
+  };
+  return async <T>(fn: (trx: Tx) => Promise<T>): Promise<T> => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      try {
+        const result = await fn(boundTo(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch((failure: unknown) => {
+          // A connection that cannot even roll back is not given to anyone else.
+          broken = failure instanceof Error ? failure : new Error(String(failure));
+        });
+        throw error;
+      }
+    } finally {
+      client.release(broken);
+    }
   };
 }
 

@@ -16,7 +16,16 @@ export interface DirectConnection {
   ready(): boolean;
 }
 
+/**
+ * A PostgreSQL connection (or pool) a prepared query is sent to directly, without Kysely's executor
+ * in between (see database.ts); `rowCount` is what the server reports for a write.
+ */
+export interface SendingConnection {
+  send(sql: string, parameters: readonly unknown[]): Promise<{ rows: unknown[]; rowCount: number | null }>;
+}
+
 const directConnections = new WeakMap<object, DirectConnection>();
+const sendingConnections = new WeakMap<object, SendingConnection>();
 
 /*
  * SQL texts of prepared queries, with a statement name each: PostgreSQL connections prepare them once
@@ -57,6 +66,11 @@ export function statementNameOf(sql: string): string | undefined {
  */
 export function registerDirectConnection(db: object, connection: DirectConnection): void {
   directConnections.set(db, connection);
+}
+
+/** Prepared queries made on `db` are sent on `connection` instead of through Kysely's executor. */
+export function registerSendingConnection(db: object, connection: SendingConnection): void {
+  sendingConnections.set(db, connection);
 }
 
 interface Template<R> {
@@ -119,6 +133,8 @@ export function prepareQuery<A extends Value[], R>(
     const direct = directConnections.get(db);
     if (direct !== undefined && direct.ready())
       return direct.prepare(compiled.sql).all(compiled.parameters) as R[];
+    const sending = sendingConnections.get(db);
+    if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rows as R[];
     return (await db.executeQuery(compiled)).rows;
   }
 
@@ -135,6 +151,8 @@ export function prepareQuery<A extends Value[], R>(
       const direct = directConnections.get(db);
       if (direct !== undefined && direct.ready())
         return direct.prepare(compiled.sql).run(compiled.parameters).changes;
+      const sending = sendingConnections.get(db);
+      if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rowCount ?? 0;
       const result: QueryResult<R> = await db.executeQuery(compiled);
       return Number(result.numAffectedRows ?? 0n);
     },
@@ -151,6 +169,12 @@ export function prepareQuery<A extends Value[], R>(
       if (direct !== undefined && direct.ready()) {
         const compiled = compiledFor(db, args);
         direct.prepare(compiled.sql).run(compiled.parameters);
+        return;
+      }
+      const sending = sendingConnections.get(db);
+      if (sending !== undefined) {
+        const compiled = pipelined(db, args);
+        await sending.send(compiled.sql, compiled.parameters);
         return;
       }
       await db.executeQuery(pipelined(db, args));
