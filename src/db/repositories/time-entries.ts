@@ -21,55 +21,6 @@ const OPEN = sql.lit('open');
  * employee's whole history, which grew with every day worked.
  */
 
-type OverlapRow = Pick<TimeEntryRow, 'id' | 'work_date' | 'status'>;
-
-const overlappingClosed = prepareQuery(
-  5,
-  (db, employeeId: string, from: string, to: string, startedAfter: string, exceptId: string) =>
-    db
-      .selectFrom('time_entries')
-      .select(['id', 'work_date', 'status'])
-      .where('employee_id', '=', employeeId)
-      .where('start_at', '>', startedAfter)
-      .where('start_at', '<', to)
-      .where('end_at', '>', from)
-      .where('id', '!=', exceptId)
-      .limit(ONE_ROW),
-);
-
-// The open session (at most one per employee, from the partial unique index) has no end yet.
-const overlappingOpen = prepareQuery(3, (db, employeeId: string, to: string, exceptId: string) =>
-  db
-    .selectFrom('time_entries')
-    .select(['id', 'work_date', 'status'])
-    .where('employee_id', '=', employeeId)
-    .where('status', '=', OPEN)
-    .where('end_at', 'is', null)
-    .where('start_at', '<', to)
-    .where('id', '!=', exceptId)
-    .limit(ONE_ROW),
-);
-
-/**
- * Any entry other than `exceptId` whose span meets [from, to); an open session reaches to the end of
- * time. `startedAfter` bounds the completed entries looked at (see above): from minus a day.
- */
-export async function findEntryOverlapping(
-  db: Executor,
-  employeeId: string,
-  from: string,
-  to: string,
-  startedAfter: string,
-  exceptId: string | null = null,
-): Promise<OverlapRow | undefined> {
-  // An id never equals the empty string, so '' excludes nothing.
-  const except = exceptId ?? '';
-  return (
-    (await overlappingClosed.executeTakeFirst(db, employeeId, from, to, startedAfter, except)) ??
-    (await overlappingOpen.executeTakeFirst(db, employeeId, to, except))
-  );
-}
-
 const duplicateStart = prepareQuery(
   5,
   (db, employeeId: string, sentType: string, callerId: string, from: string, to: string) =>
@@ -148,6 +99,11 @@ export interface PunchContext {
   openDayLocked: boolean;
   /** A completed entry that covers the punch's instant: started at or before it, ended after it. */
   coveringId: string | null;
+  /**
+   * A completed entry that closing the open session at the punch's instant would overlap: it ends
+   * after the session started and starts before the instant. Null without an open session.
+   */
+  swallowedId: string | null;
 }
 
 type PunchContextRow = { [K in keyof TimeEntryRow]: TimeEntryRow[K] | null } & {
@@ -155,11 +111,19 @@ type PunchContextRow = { [K in keyof TimeEntryRow]: TimeEntryRow[K] | null } & {
   punch_day_locked: unknown;
   open_day_locked: unknown;
   covering_id: string | null;
+  swallowed_id: string | null;
 };
 
 const punchContext = prepareQuery(
-  4,
-  (db, employeeId: string, workDate: string, instant: string, startedAfter: string) =>
+  5,
+  (
+    db,
+    employeeId: string,
+    workDate: string,
+    instant: string,
+    startedAfter: string,
+    sessionStartedAfter: string,
+  ) =>
     db
       .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
       .leftJoin('time_entries as t', (join) =>
@@ -203,17 +167,40 @@ const punchContext = prepareQuery(
           .where('c.end_at', '>', instant)
           .limit(ONE_ROW)
           .as('covering_id'),
+        // Like the covering entry: an entry with an end. The open session is the employee's only
+        // one without (partial unique index).
+        eb
+          .selectFrom('time_entries as s')
+          .select('s.id')
+          .where('s.employee_id', '=', employeeId)
+          .where('s.start_at', '>', sessionStartedAfter)
+          .where('s.start_at', '<', instant)
+          .whereRef('s.end_at', '>', 't.start_at')
+          .whereRef('s.id', '!=', 't.id')
+          .limit(ONE_ROW)
+          .as('swallowed_id'),
       ]),
 );
 
 /**
  * In one round trip: the open session, the schedule in force on `workDate`, whether `workDate` and
- * the open session's date are confirmed, and a completed entry covering `instant` (bounded by
- * `startedAfter`, see above). Run after the employee is locked, like the separate lookups it replaces.
+ * the open session's date are confirmed, a completed entry covering `instant` (bounded by
+ * `startedAfter`, see above), and a completed entry the open session would swallow if it closed at
+ * `instant`. Run after the employee is locked, like the separate lookups it replaces.
+ *
+ * `sessionStartedAfter` (`instant` minus two days) bounds the last lookup: it is only consulted for
+ * a session that started less than a day before `instant` (a longer one cannot be closed), and an
+ * entry that ends after such a session started began less than a day before that.
  */
 export async function findPunchContext(
   db: Executor,
-  input: { employeeId: string; workDate: string; instant: string; startedAfter: string },
+  input: {
+    employeeId: string;
+    workDate: string;
+    instant: string;
+    startedAfter: string;
+    sessionStartedAfter: string;
+  },
 ): Promise<PunchContext> {
   const row = (await punchContext.executeTakeFirst(
     db,
@@ -221,15 +208,18 @@ export async function findPunchContext(
     input.workDate,
     input.instant,
     input.startedAfter,
+    input.sessionStartedAfter,
   )) as PunchContextRow | undefined;
   if (!row) throw new Error('punch context query returned no row');
-  const { effective_schedule_id, punch_day_locked, open_day_locked, covering_id, ...open } = row;
+  const { effective_schedule_id, punch_day_locked, open_day_locked, covering_id, swallowed_id, ...open } =
+    row;
   return {
     open: open.id === null ? undefined : (open as TimeEntryRow),
     scheduleId: effective_schedule_id,
     punchDayLocked: truthy(punch_day_locked),
     openDayLocked: open.id !== null && truthy(open_day_locked),
     coveringId: covering_id,
+    swallowedId: open.id === null ? null : swallowed_id,
   };
 }
 
@@ -238,7 +228,7 @@ export interface ShiftContext {
   scheduleId: string | null;
   /** Whether the start day or the end day is confirmed (locked). */
   dayLocked: boolean;
-  /** An entry the shift would overlap (see findEntryOverlapping). */
+  /** An entry the shift would overlap: a completed one that meets its span, or the open session. */
   overlappingId: string | null;
 }
 

@@ -3,7 +3,6 @@ import { recordAudit } from '../../db/repositories/audit-log.js';
 import {
   completeSession,
   findDuplicatePunch,
-  findEntryOverlapping,
   findPunchContext,
   findShiftContext,
   findEmployeeEntriesPage,
@@ -276,6 +275,7 @@ export async function recordClockEvent(
         workDate: punch.workDate,
         instant: punch.utcIso,
         startedAfter: dayBefore(punch.utcIso),
+        sessionStartedAfter: dayBefore(dayBefore(punch.utcIso)),
       });
       assertBusinessRules(employee, context.scheduleId, punch.workDate);
       const open = context.open;
@@ -344,18 +344,10 @@ export async function recordClockEvent(
         );
       }
       assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
-      const swallowed = await findEntryOverlapping(
-        trx,
-        employee.id,
-        open.start_at,
-        punch.utcIso,
-        dayBefore(open.start_at),
-        open.id,
-      );
-      if (swallowed)
+      if (context.swallowedId !== null)
         throw new ApiError(
           'overlaps_existing_entry',
-          `closing the session would overlap entry ${swallowed.id}`,
+          `closing the session would overlap entry ${context.swallowedId}`,
         );
       const completed = {
         ...open,
