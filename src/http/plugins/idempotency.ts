@@ -9,6 +9,8 @@ import {
   completeIdempotentRequestOnCommit,
   type IdempotencyScope,
   type InTransactionStart,
+  isKeyInFlight,
+  isKeyTaken,
   requestFingerprint,
 } from '../../use-cases/api/idempotency.js';
 import type { WriteOutcome } from '../../use-cases/api/time-tracking.js';
@@ -134,9 +136,15 @@ async function runWithKey(
     if (error instanceof Settled) {
       const settled = error.settled;
       if (settled instanceof Error) throw settled; // 409 in flight or 422 reused: answered, never stored
-      if (settled.kind === 'replay') return send(settled.status, settled.body, true);
-      return runSeparately(services, request, reply, scope, write, send, sendProblem);
+      return send(settled.status, settled.body, true);
     }
+    // PostgreSQL: the key was not free for the pipelined claim (see claimInTransaction).
+    if (isKeyInFlight(error))
+      throw new ApiError(
+        'idempotency_in_flight',
+        'a request with this Idempotency-Key is still being processed',
+      );
+    if (isKeyTaken(error)) return runSeparately(services, request, reply, scope, write, send, sendProblem);
     // A 4xx raised before the transaction (input checks) or inside it (which rolled it back, claim
     // included): settled on its own, like the separate flow does.
     if (error instanceof ApiError && error.status < 500)
@@ -154,7 +162,7 @@ async function runWithKey(
 
 /** Carries the settlement of a key out of the write's transaction (which it rolls back). */
 class Settled extends Error {
-  constructor(readonly settled: InTransactionStart | Error) {
+  constructor(readonly settled: Exclude<InTransactionStart, { kind: 'proceed' }> | Error) {
     super('idempotency key settled before the write');
   }
 }

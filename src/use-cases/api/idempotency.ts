@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Dialect, Executor, Tx } from '../../db/database.js';
+import {
+  type Dialect,
+  type Executor,
+  isUniqueViolation,
+  type Tx,
+  uniqueViolationTarget,
+} from '../../db/database.js';
 import { prepareQuery } from '../../db/prepared.js';
 import { ApiError } from '../../errors.js';
 import type { UseCaseContext } from '../context.js';
@@ -63,12 +69,17 @@ const claim = prepareQuery(
       .onConflict((oc) => oc.columns(['company_id', 'api_key_id', 'idempotency_key']).doNothing()),
 );
 /*
- * PostgreSQL, inside the write's transaction: the claim is inserted only if this transaction gets the
- * key's advisory lock without waiting. A concurrent request with the same key holds that lock until
- * its transaction ends, so it is seen as in flight (rule 4) instead of making this insert wait for it
- * on the primary key. The primary key still decides who owns the key.
+ * PostgreSQL, inside the write's transaction, pipelined (see db/prepared.ts): nobody waits for its
+ * answer, the write's first lookups travel right behind it. The claim needs the key's advisory lock,
+ * taken without waiting: a concurrent request with the same key holds it until its transaction ends.
+ * Both ways a key can be unavailable fail the statement, and so the transaction, and the failure is
+ * what the write's next statement throws: the primary key if the key has a record (then the separate
+ * flow settles it: replay, reuse or a stale claim), or, for a held lock, a cast that cannot succeed
+ * (PostgreSQL has no plain-SQL "raise"; the text names the reason and `isKeyInFlight` knows it).
+ * The CASE reads the lock, a volatile call, so it is never folded into a constant while planning.
  */
-const claimLocked = prepareQuery(
+const IN_FLIGHT_TEXT = 'idempotency key in flight';
+const claimPipelined = prepareQuery(
   7,
   (
     _db: Executor,
@@ -83,9 +94,19 @@ const claimLocked = prepareQuery(
     sql`insert into idempotency_records
           (company_id, api_key_id, idempotency_key, request_hash, state, response_status, response_body, created_at, expires_at)
         select ${companyId}, ${apiKeyId}, ${key}, ${requestHash}, 'in_flight', cast(null as integer), cast(null as text), ${createdAt}, ${expiresAt}
-        where pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0))
-        on conflict (company_id, api_key_id, idempotency_key) do nothing`,
+        where cast(case when pg_try_advisory_xact_lock(hashtextextended(${lockKey}, 0)) then 'true' else ${sql.lit(IN_FLIGHT_TEXT)} end as boolean)`,
 );
+
+/** The claim failed because another transaction holds the key (PostgreSQL, see `claimPipelined`). */
+export function isKeyInFlight(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  return e?.code === '22P02' && typeof e.message === 'string' && e.message.includes(IN_FLIGHT_TEXT);
+}
+
+/** The claim failed because the key already has a record (PostgreSQL, see `claimPipelined`). */
+export function isKeyTaken(error: unknown): boolean {
+  return isUniqueViolation(error) && uniqueViolationTarget(error).includes('idempotency_records');
+}
 
 const findRecord = prepareQuery(3, (db: Executor, companyId: string, apiKeyId: string, key: string) =>
   db
@@ -246,11 +267,9 @@ const insertDone = prepareQuery(
     }),
 );
 
-/** Stores the outcome (rule 1). `db` may be the write's own transaction, so both commit together. */
-/** The claim could not be settled inside the write's transaction (a rare case): use the separate flow. */
+/** How the key stands at the start of the write's transaction. */
 export type InTransactionStart =
   | { kind: 'replay'; status: number; body: string }
-  | { kind: 'separately' }
   /** `claimed`: the key's record exists (as in flight) and the outcome updates it; else it is inserted. */
   | { kind: 'proceed'; claimed: boolean };
 
@@ -259,11 +278,12 @@ export type InTransactionStart =
  * claim, the write and the stored outcome commit together (one commit instead of three).
  *
  * SQLite: the transaction holds the database's write lock (BEGIN IMMEDIATE), so no other request, in
- * this process or another, can hold the key meanwhile: the rules run exactly as in the separate flow.
- * A second request with the same key waits for the lock and then finds the stored outcome.
- * PostgreSQL: see `claimLocked`; a key held by a running transaction is in flight (409). Settling an
- * expired record or a stale claim would mean changing a row another request may be changing too:
- * those rare cases answer `separately` and the caller runs the separate flow.
+ * this process or another, can hold the key meanwhile: the rules run as in the separate flow (see
+ * `settleUnderWriteLock`). A second request with the same key waits for the lock and then finds the
+ * stored outcome.
+ * PostgreSQL: the claim is pipelined and always answers `proceed`; a key that is not free fails the
+ * transaction instead (see `claimPipelined`): the caller answers 409 for `isKeyInFlight`, and settles
+ * `isKeyTaken` (a replay, a reused key, an expired record or a stale claim) in the separate flow.
  */
 export async function claimInTransaction(
   trx: Tx,
@@ -272,31 +292,17 @@ export async function claimInTransaction(
   now: number,
 ): Promise<InTransactionStart> {
   if (dialect === 'sqlite') return settleUnderWriteLock(trx, scope, now);
-  const nowIso = new Date(now).toISOString();
-  const inserted = await claimLocked.executeWrite(
+  await claimPipelined.executePipelined(
     trx,
     scope.companyId,
     scope.apiKeyId,
     scope.key,
     scope.requestHash,
-    nowIso,
+    new Date(now).toISOString(),
     new Date(now + RETENTION_MS).toISOString(),
     `${scope.companyId}|${scope.apiKeyId}|${scope.key}`,
   );
-  if (inserted === 1) return { kind: 'proceed', claimed: true };
-  const existing = await findRecord.executeTakeFirst(trx, scope.companyId, scope.apiKeyId, scope.key);
-  if (!existing)
-    throw new ApiError(
-      'idempotency_in_flight',
-      'a request with this Idempotency-Key is still being processed',
-    );
-  if (existing.expires_at <= nowIso) return { kind: 'separately' };
-  if (existing.request_hash !== scope.requestHash)
-    throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
-    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
-  if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString()) return { kind: 'separately' };
-  throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+  return { kind: 'proceed', claimed: true };
 }
 
 /**

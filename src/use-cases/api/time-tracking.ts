@@ -1,4 +1,4 @@
-import { isUniqueViolation, type Tx } from '../../db/database.js';
+import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit-log.js';
 import {
   completeSession,
@@ -379,7 +379,8 @@ export async function recordClockEvent(
     });
   } catch (error) {
     // The partial unique index is the last word on "one open session per employee".
-    if (isUniqueViolation(error)) throw new ApiError('already_clocked_in', 'a session is already open');
+    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entries'))
+      throw new ApiError('already_clocked_in', 'a session is already open');
     throw error;
   }
 }
