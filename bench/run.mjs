@@ -322,7 +322,7 @@ async function benchDatabase(kind) {
         label: 'POST /oauth/token',
         kind: 'write',
         description:
-          'client_credentials with client_id + client_secret in the form body; the floor does the key select, company select and last_used_at update, no hashing or signing.',
+          'client_credentials with client_id + client_secret in the form body; the floor does the key select (joined to its company) and the last_used_at update, no hashing or signing.',
         data: 'one key',
         build: (_phase, _token, problems) => tokenRequests({ fixture: tokens, problems }),
       },

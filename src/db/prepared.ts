@@ -99,7 +99,7 @@ export function prepareQuery<A extends Value[], R>(
   // Keyed by the dialect adapter, shared by a Kysely instance and all its transactions.
   const templates = new WeakMap<object, Template<R>>();
 
-  function compiledFor(db: Executor, args: A): CompiledQuery<R> {
+  function compiledFor(db: Executor, args: A, pipelined = false): CompiledQuery<R> {
     const adapter = db.getExecutor().adapter;
     let template = templates.get(adapter);
     if (template === undefined) {
@@ -118,14 +118,9 @@ export function prepareQuery<A extends Value[], R>(
       for (const text of [compiled.sql, template.pipelinedSql])
         if (!statementNames.has(text)) statementNames.set(text, `punchclock_${statementNames.size + 1}`);
     }
-    const { compiled, slots } = template;
+    const { compiled, slots, pipelinedSql } = template;
     const parameters = slots.map((slot, i) => (slot === -1 ? compiled.parameters[i] : args[slot]));
-    return { ...compiled, parameters };
-  }
-
-  function pipelined(db: Executor, args: A): CompiledQuery<R> {
-    const compiled = compiledFor(db, args);
-    return { ...compiled, sql: templates.get(db.getExecutor().adapter)!.pipelinedSql };
+    return { ...compiled, sql: pipelined ? pipelinedSql : compiled.sql, parameters };
   }
 
   async function read(db: Executor, args: A): Promise<R[]> {
@@ -138,6 +133,17 @@ export function prepareQuery<A extends Value[], R>(
     return (await db.executeQuery(compiled)).rows;
   }
 
+  /** Rows inserted, updated or deleted. */
+  async function write(db: Executor, compiled: CompiledQuery<R>): Promise<number> {
+    const direct = directConnections.get(db);
+    if (direct !== undefined && direct.ready())
+      return direct.prepare(compiled.sql).run(compiled.parameters).changes;
+    const sending = sendingConnections.get(db);
+    if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rowCount ?? 0;
+    const result: QueryResult<R> = await db.executeQuery(compiled);
+    return Number(result.numAffectedRows ?? 0n);
+  }
+
   return {
     async execute(db: Executor, ...args: A): Promise<R[]> {
       return read(db, args);
@@ -147,14 +153,7 @@ export function prepareQuery<A extends Value[], R>(
     },
     /** Rows inserted, updated or deleted (for writes). */
     async executeWrite(db: Executor, ...args: A): Promise<number> {
-      const compiled = compiledFor(db, args);
-      const direct = directConnections.get(db);
-      if (direct !== undefined && direct.ready())
-        return direct.prepare(compiled.sql).run(compiled.parameters).changes;
-      const sending = sendingConnections.get(db);
-      if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rowCount ?? 0;
-      const result: QueryResult<R> = await db.executeQuery(compiled);
-      return Number(result.numAffectedRows ?? 0n);
+      return write(db, compiledFor(db, args));
     },
     /**
      * A write whose result the caller does not need. On PostgreSQL, inside a transaction, it is sent
@@ -162,22 +161,10 @@ export function prepareQuery<A extends Value[], R>(
      * transaction and its COMMIT travel together (one round trip instead of one each). Its failure
      * then surfaces at the next statement that is awaited, or at the commit, which fails and keeps
      * nothing: callers must not depend on its effect before the transaction ends. Elsewhere it is
-     * `executeWrite`.
+     * `executeWrite` (the mark in its text is only a comment there).
      */
     async executePipelined(db: Executor, ...args: A): Promise<void> {
-      const direct = directConnections.get(db);
-      if (direct !== undefined && direct.ready()) {
-        const compiled = compiledFor(db, args);
-        direct.prepare(compiled.sql).run(compiled.parameters);
-        return;
-      }
-      const sending = sendingConnections.get(db);
-      if (sending !== undefined) {
-        const compiled = pipelined(db, args);
-        await sending.send(compiled.sql, compiled.parameters);
-        return;
-      }
-      await db.executeQuery(pipelined(db, args));
+      await write(db, compiledFor(db, args, true));
     },
   };
 }

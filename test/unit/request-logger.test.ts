@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { requestLogger } from '../../src/app.js';
+import { requestLogger } from '../../src/http/request-logger.js';
 
 type Line = Record<string, unknown>;
 

@@ -114,6 +114,18 @@ type PunchContextRow = { [K in keyof TimeEntryRow]: TimeEntryRow[K] | null } & {
   swallowed_id: string | null;
 };
 
+/** The schedule in force on `workDate`: the latest that took effect on or before it (a subquery). */
+function scheduleInForce(db: Executor, employeeId: string, workDate: string) {
+  return db
+    .selectFrom('employee_schedules')
+    .select('schedule_id')
+    .where('employee_id', '=', employeeId)
+    .where('effective_from', '<=', workDate)
+    .orderBy('effective_from', 'desc')
+    .limit(ONE_ROW)
+    .as('effective_schedule_id');
+}
+
 const punchContext = prepareQuery(
   5,
   (
@@ -131,14 +143,7 @@ const punchContext = prepareQuery(
       )
       .selectAll('t')
       .select((eb) => [
-        eb
-          .selectFrom('employee_schedules')
-          .select('schedule_id')
-          .where('employee_id', '=', employeeId)
-          .where('effective_from', '<=', workDate)
-          .orderBy('effective_from', 'desc')
-          .limit(ONE_ROW)
-          .as('effective_schedule_id'),
+        scheduleInForce(db, employeeId, workDate),
         eb
           .exists(
             eb
@@ -244,14 +249,7 @@ const shiftContext = prepareQuery(
     startedAfter: string,
   ) =>
     db.selectNoFrom((eb) => [
-      eb
-        .selectFrom('employee_schedules')
-        .select('schedule_id')
-        .where('employee_id', '=', employeeId)
-        .where('effective_from', '<=', workDate)
-        .orderBy('effective_from', 'desc')
-        .limit(ONE_ROW)
-        .as('effective_schedule_id'),
+      scheduleInForce(db, employeeId, workDate),
       eb
         .exists(
           eb
@@ -284,7 +282,8 @@ const shiftContext = prepareQuery(
 
 /**
  * In one round trip: the schedule in force on `workDate`, whether `workDate` or `endDate` is
- * confirmed, and an entry overlapping [from, to) (the same rule as findEntryOverlapping).
+ * confirmed, and an entry overlapping [from, to): a completed entry that meets it (bounded by
+ * `startedAfter`, see above) or the open session, if it started before `to`.
  */
 export async function findShiftContext(
   db: Executor,

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppServices } from '../../app.js';
+import type { Tx } from '../../db/database.js';
 import { ApiError } from '../../errors.js';
 import {
   abandonIdempotentRequest,
@@ -11,6 +12,8 @@ import {
   type InTransactionStart,
   isKeyInFlight,
   isKeyTaken,
+  keyInFlight,
+  keyReused,
   requestFingerprint,
 } from '../../use-cases/api/idempotency.js';
 import type { WriteOutcome } from '../../use-cases/api/time-tracking.js';
@@ -55,12 +58,8 @@ export async function runIdempotentWrite(
   const id = `${scope.companyId}|${scope.apiKeyId}|${scope.key}`;
   const holder = running.get(id);
   if (holder !== undefined) {
-    if (holder !== scope.requestHash)
-      throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-    throw new ApiError(
-      'idempotency_in_flight',
-      'a request with this Idempotency-Key is still being processed',
-    );
+    if (holder !== scope.requestHash) throw keyReused();
+    throw keyInFlight();
   }
   running.set(id, scope.requestHash);
   try {
@@ -104,9 +103,11 @@ async function runWithKey(
    * window in which the write is committed while its key still reads "in flight" (a crash there
    * would let a retry take the key over and write twice). See claimInTransaction for the rules.
    */
-  let stored: string | null = null;
   let claimed = true;
   const claimedAt = services.ctx.now();
+  const outcomeHook = storingOutcome((trx, status, body) =>
+    completeIdempotentRequestOnCommit(trx, scope, claimed, status, body, claimedAt),
+  );
   const { result } = store.withTransactionHook(
     {
       begin: async (trx) => {
@@ -120,12 +121,7 @@ async function runWithKey(
         if (start.kind !== 'proceed') throw new Settled(start);
         claimed = start.claimed;
       },
-      beforeCommit: async (trx, value) => {
-        const outcome = value as WriteOutcome;
-        const body = JSON.stringify(outcome.body);
-        await completeIdempotentRequestOnCommit(trx, scope, claimed, outcome.status, body, claimedAt);
-        stored = body;
-      },
+      beforeCommit: outcomeHook.beforeCommit,
     },
     () => write({ detectDuplicates: false }),
   );
@@ -139,11 +135,7 @@ async function runWithKey(
       return send(settled.status, settled.body, true);
     }
     // PostgreSQL: the key was not free for the pipelined claim (see claimInTransaction).
-    if (isKeyInFlight(error))
-      throw new ApiError(
-        'idempotency_in_flight',
-        'a request with this Idempotency-Key is still being processed',
-      );
+    if (isKeyInFlight(error)) throw keyInFlight();
     if (isKeyTaken(error)) return runSeparately(services, request, reply, scope, write, send, sendProblem);
     // A 4xx raised before the transaction (input checks) or inside it (which rolled it back, claim
     // included): settled on its own, like the separate flow does.
@@ -152,7 +144,7 @@ async function runWithKey(
     // A failure: nothing was stored, the key stays free for a retry.
     throw error;
   }
-  if (stored !== null) return send(outcome.status, stored);
+  if (outcomeHook.stored !== null) return send(outcome.status, outcomeHook.stored);
   // The write did not run in a transaction of its own (it did not take the hook): store it after.
   const body = JSON.stringify(outcome.body);
   const start = await beginIdempotentRequest(services.ctx, scope);
@@ -187,9 +179,9 @@ async function storeProblem(
 }
 
 /**
- * The separate flow, for the rare cases the write's transaction cannot settle (PostgreSQL: an expired
- * record or a stale claim to take over): claim in a statement of its own, then the write with its
- * outcome stored in its transaction.
+ * The separate flow, for the rare cases the write's transaction cannot settle (PostgreSQL: the key
+ * already has a record, to replay, refuse as reused, or take over when expired or stale): claim in a
+ * statement of its own, then the write with its outcome stored in its transaction.
  */
 async function runSeparately(
   services: AppServices,
@@ -203,18 +195,12 @@ async function runSeparately(
   const start = await beginIdempotentRequest(services.ctx, scope);
   if (start.kind === 'replay') return send(start.status, start.body, true);
   const store = services.ctx.store;
-  let stored: string | null = null;
-  const { result } = store.withTransactionHook(
-    {
-      beforeCommit: async (trx, value) => {
-        const outcome = value as WriteOutcome;
-        const body = JSON.stringify(outcome.body);
-        // Claimed by beginIdempotentRequest above: the outcome updates that record.
-        await completeIdempotentRequestOnCommit(trx, scope, true, outcome.status, body, services.ctx.now());
-        stored = body;
-      },
-    },
-    () => write({ detectDuplicates: false }),
+  // Claimed by beginIdempotentRequest above: the outcome updates that record.
+  const outcomeHook = storingOutcome((trx, status, body) =>
+    completeIdempotentRequestOnCommit(trx, scope, true, status, body, services.ctx.now()),
+  );
+  const { result } = store.withTransactionHook({ beforeCommit: outcomeHook.beforeCommit }, () =>
+    write({ detectDuplicates: false }),
   );
   let outcome: WriteOutcome;
   try {
@@ -228,9 +214,22 @@ async function runSeparately(
     await abandonIdempotentRequest(services.ctx, scope).catch(() => {});
     throw error;
   }
-  if (stored === null) {
-    stored = JSON.stringify(outcome.body);
-    await completeIdempotentRequest(store.db, scope, outcome.status, stored);
-  }
-  return send(outcome.status, stored);
+  if (outcomeHook.stored !== null) return send(outcome.status, outcomeHook.stored);
+  const body = JSON.stringify(outcome.body);
+  await completeIdempotentRequest(store.db, scope, outcome.status, body);
+  return send(outcome.status, body);
+}
+
+/** A `beforeCommit` hook that stores the write's outcome in its transaction; `stored` is that body once it ran. */
+function storingOutcome(record: (trx: Tx, status: number, body: string) => Promise<void>) {
+  const hook = {
+    stored: null as string | null,
+    beforeCommit: async (trx: Tx, value: unknown) => {
+      const outcome = value as WriteOutcome;
+      const body = JSON.stringify(outcome.body);
+      await record(trx, outcome.status, body);
+      hook.stored = body;
+    },
+  };
+  return hook;
 }

@@ -24,6 +24,19 @@ export interface IdempotencyScope {
 
 export type IdempotencyStart = { kind: 'proceed' } | { kind: 'replay'; status: number; body: string };
 
+/** Spec, Idempotency rule 4: the key's first request has not finished. */
+export function keyInFlight(): ApiError {
+  return new ApiError(
+    'idempotency_in_flight',
+    'a request with this Idempotency-Key is still being processed',
+  );
+}
+
+/** Spec, Idempotency rule 3: the key was used with another request. */
+export function keyReused(): ApiError {
+  return new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+}
+
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object')
@@ -169,21 +182,13 @@ async function claimKey(
 
     const existing = await findRecord.executeTakeFirst(db, scope.companyId, scope.apiKeyId, scope.key);
     if (!existing) continue;
-    if (existing.expires_at <= nowIso) {
-      await db
-        .deleteFrom('idempotency_records')
-        .where('company_id', '=', key.company_id)
-        .where('api_key_id', '=', key.api_key_id)
-        .where('idempotency_key', '=', key.idempotency_key)
-        .where('expires_at', '<=', nowIso)
-        .execute();
+    const state = judgeRecord(existing, scope, now);
+    if (state.kind === 'expired') {
+      await removeExpired.executeWrite(db, scope.companyId, scope.apiKeyId, scope.key, nowIso);
       continue;
     }
-    if (existing.request_hash !== scope.requestHash)
-      throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-    if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
-      return { kind: 'replay', status: existing.response_status, body: existing.response_body };
-    if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString()) {
+    if (state.kind === 'replay') return state;
+    if (state.stale) {
       const taken = await db
         .updateTable('idempotency_records')
         .set({ created_at: nowIso })
@@ -195,12 +200,34 @@ async function claimKey(
         .executeTakeFirst();
       if (Number(taken.numUpdatedRows) === 1) return { kind: 'proceed' };
     }
-    throw new ApiError(
-      'idempotency_in_flight',
-      'a request with this Idempotency-Key is still being processed',
-    );
+    throw keyInFlight();
   }
-  throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+  throw keyInFlight();
+}
+
+type RecordRow = NonNullable<Awaited<ReturnType<typeof findRecord.executeTakeFirst>>>;
+
+/**
+ * Spec, Idempotency rules 2-5 for a key that has a record: expired (the key is free again), used with
+ * another request (422, thrown), settled (replay), or still in flight, `stale` when its request died
+ * with its process (a retry may take it over).
+ */
+function judgeRecord(
+  existing: RecordRow,
+  scope: IdempotencyScope,
+  now: number,
+):
+  | { kind: 'expired' }
+  | { kind: 'replay'; status: number; body: string }
+  | { kind: 'in_flight'; stale: boolean } {
+  if (existing.expires_at <= new Date(now).toISOString()) return { kind: 'expired' };
+  if (existing.request_hash !== scope.requestHash) throw keyReused();
+  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
+    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  return {
+    kind: 'in_flight',
+    stale: existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString(),
+  };
 }
 
 /*
@@ -213,21 +240,18 @@ async function settleUnderWriteLock(
   scope: IdempotencyScope,
   now: number,
 ): Promise<InTransactionStart> {
-  const nowIso = new Date(now).toISOString();
   const existing = await findRecord.executeTakeFirst(trx, scope.companyId, scope.apiKeyId, scope.key);
   if (!existing) return { kind: 'proceed', claimed: false };
-  if (existing.expires_at <= nowIso) {
+  const state = judgeRecord(existing, scope, now);
+  if (state.kind === 'expired') {
+    const nowIso = new Date(now).toISOString();
     await removeExpired.executeWrite(trx, scope.companyId, scope.apiKeyId, scope.key, nowIso);
     return { kind: 'proceed', claimed: false };
   }
-  if (existing.request_hash !== scope.requestHash)
-    throw new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
-  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
-    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  if (state.kind === 'replay') return state;
   // In flight: a separate flow elsewhere holds it, or one that died did (then it is taken over).
-  if (existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString())
-    return { kind: 'proceed', claimed: true };
-  throw new ApiError('idempotency_in_flight', 'a request with this Idempotency-Key is still being processed');
+  if (state.stale) return { kind: 'proceed', claimed: true };
+  throw keyInFlight();
 }
 
 const removeExpired = prepareQuery(
