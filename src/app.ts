@@ -14,6 +14,7 @@ import { ApiError, type ErrorName, validationError } from './errors.js';
 import { createCursorCodec } from './http/cursor.js';
 import { requestLogger } from './http/request-logger.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody, pathOf, problemBody } from './http/problem.js';
+import { unchargedRateLimitHeaders } from './http/rate-limit/headers.js';
 import { SlidingWindowLimiter } from './http/rate-limit/sliding-window.js';
 import { DOCS_PATH, registerOpenApi } from './http/openapi.js';
 import { registerHealthRoutes } from './http/routes/health.js';
@@ -50,6 +51,11 @@ export interface AppServices {
   cursors: ReturnType<typeof createCursorCodec>;
   urls: ReturnType<typeof resolveUrls>;
   problemFor(request: FastifyRequest, error: ApiError): ProblemBody;
+  /**
+   * Spec, Limits: rate-limit headers on every response. A response that has none by now charged no
+   * key; it gets its route's policy with the quota untouched.
+   */
+  ensureRateLimitHeaders(request: FastifyRequest, reply: FastifyReply): void;
 }
 
 function frameworkErrorName(error: FastifyError): { name: ErrorName; detail: string } {
@@ -102,6 +108,7 @@ export async function buildApp(
     return503OnClosing: true,
     // Undecodable URLs are refused before routing; they still get a problem document.
     frameworkErrors: (error, request, reply: FastifyReply) => {
+      services.ensureRateLimitHeaders(request, reply);
       reply
         .code(400)
         .header('x-correlation-id', request.id)
@@ -137,8 +144,11 @@ export async function buildApp(
         (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
           ? '431 Request Header Fields Too Large'
           : '400 Bad Request';
+      const rateLimit = Object.entries(unchargedRateLimitHeaders(services.resourceLimiter))
+        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .join('');
       socket.end(
-        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+        `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n${rateLimit}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
     },
   }) as unknown as FastifyInstance;
@@ -164,6 +174,12 @@ export async function buildApp(
         instance: pathOf(request.url),
         correlationId: request.id,
       }),
+    ensureRateLimitHeaders: (request, reply) => {
+      if (reply.hasHeader('ratelimit-policy')) return;
+      // Before routing (an undecodable URL) there are no route options yet.
+      const token = (request.routeOptions as { url?: string } | undefined)?.url === TOKEN_PATH;
+      reply.headers(unchargedRateLimitHeaders(token ? services.tokenLimiter : services.resourceLimiter));
+    },
   };
   const sweep = setInterval(() => {
     const at = now();
@@ -202,6 +218,7 @@ export async function buildApp(
 
   const sendProblem = (request: FastifyRequest, reply: FastifyReply, error: ApiError) => {
     for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+    services.ensureRateLimitHeaders(request, reply);
     return reply.code(error.status).type(PROBLEM_CONTENT_TYPE).send(services.problemFor(request, error));
   };
 
@@ -230,6 +247,7 @@ export async function buildApp(
       // The token endpoint keeps OAuth's own error form (RFC 6749 §5.2), which OAuth clients can read.
       const status = apiError.status >= 500 ? apiError.status : apiError.status === 429 ? 429 : 400;
       for (const [name, value] of Object.entries(apiError.headers)) reply.header(name, value);
+      services.ensureRateLimitHeaders(request, reply);
       return reply
         .code(status)
         .header('cache-control', 'no-store')

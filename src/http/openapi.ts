@@ -321,19 +321,24 @@ export async function registerOpenApi(app: FastifyInstance, services: AppService
   app.get(OPENAPI_PATH, { schema: { hide: true } }, async (request: FastifyRequest, reply: FastifyReply) => {
     // No token: the whole description. A token: only what it may call; a bad token is refused, not ignored.
     if (request.headers.authorization !== undefined) await guard.call(app, request, reply);
+    services.ensureRateLimitHeaders(request, reply);
     reply.header('cache-control', 'no-cache');
     return publishedFor(request.principal ? request.principal.scopes : null);
   });
 
-  await app.register(fastifySwaggerUi, {
-    routePrefix: DOCS_PATH,
-    uiConfig: {
-      tryItOutEnabled: true,
-      displayOperationId: false,
-      persistAuthorization: false,
-      showCommonExtensions: true,
-    },
-    transformSpecification: () => forPage(),
-    transformSpecificationClone: false,
+  // In a scope of its own, so that the hook also covers the page's static files.
+  await app.register(async (docs) => {
+    docs.addHook('onRequest', async (request, reply) => services.ensureRateLimitHeaders(request, reply));
+    await docs.register(fastifySwaggerUi, {
+      routePrefix: DOCS_PATH,
+      uiConfig: {
+        tryItOutEnabled: true,
+        displayOperationId: false,
+        persistAuthorization: false,
+        showCommonExtensions: true,
+      },
+      transformSpecification: () => forPage(),
+      transformSpecificationClone: false,
+    });
   });
 }

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { revokeApiKey, rotateApiKey } from '../../src/use-cases/admin/api-keys.js';
@@ -806,6 +807,77 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('rate limits on %
     // ... while the holder of the secret still gets its own three tokens.
     for (let i = 0; i < 3; i++) expect((await tokenRequest(server, credentials(fixture))).status).toBe(200);
     await expectOAuthError(await tokenRequest(server, credentials(fixture)), 429, 'rate_limited');
+  });
+
+  it('sends the headers, with the quota untouched, on responses that charge no key', async () => {
+    t += 10 * 60_000;
+    const untouched = (response: Response, limit: number) => {
+      expect(response.headers.get('ratelimit-policy')).toBe(`apikey;q=${limit};w=60`);
+      expect(response.headers.get('ratelimit')).toBe(`limit=${limit}, remaining=${limit}, reset=0`);
+      expect(response.headers.get('x-ratelimit-limit')).toBe(String(limit));
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(String(limit));
+      expect(response.headers.get('x-ratelimit-reset')).toBe('0');
+    };
+    const anonymous = await server.request(ME);
+    await expectProblem(anonymous, 401, 'invalid_token');
+    untouched(anonymous, 5);
+    const forged = await server.request(ME, { token: 'not.a.token' });
+    await expectProblem(forged, 401, 'invalid_token');
+    untouched(forged, 5);
+    const unknownRoute = await fetch(`${server.url}/api/public/v1/no-such-thing`);
+    expect(unknownRoute.status).toBe(404);
+    untouched(unknownRoute, 5);
+    const undecodable = await fetch(`${server.url}/api/public/v1/%E0%A4%A`);
+    expect(undecodable.status).toBe(400);
+    untouched(undecodable, 5);
+    const description = await fetch(`${server.url}/api/public/v1/openapi.json`);
+    expect(description.status).toBe(200);
+    untouched(description, 5);
+    const page = await fetch(`${server.url}/api/public/v1/docs`, { redirect: 'manual' });
+    untouched(page, 5);
+    const pageAsset = await fetch(`${server.url}/api/public/v1/docs/static/swagger-ui.css`);
+    expect(pageAsset.status).toBe(200);
+    untouched(pageAsset, 5);
+    // The token endpoint's own policy, for a request refused before any key is known.
+    const noGrant = await tokenRequest(server, form({ client_id: 'svc_1' }));
+    await expectOAuthError(noGrant, 400, 'invalid_request');
+    untouched(noGrant, 3);
+
+    // Malformed HTTP never reaches the router; its raw answer carries them too.
+    const raw = await new Promise<string>((resolve, reject) => {
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () =>
+        socket.write('GET /api/public/v1/me HTTP/1.1\r\nHost: x\r\nBad Header\r\n\r\n'),
+      );
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString('utf8')));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    expect(raw).toMatch(/^HTTP\/1\.1 400 /);
+    expect(raw).toContain('\r\nRateLimit-Policy: apikey;q=5;w=60\r\n');
+    expect(raw).toContain('\r\nRateLimit: limit=5, remaining=5, reset=0\r\n');
+  });
+
+  it("shows a refused token's key quota as it stands, without charging it", async () => {
+    t += 10 * 60_000;
+    const fixture = await createCompanyFixture(server.ctx);
+    const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+    for (let i = 0; i < 2; i++) expect((await server.request(ME, { token })).status).toBe(200);
+    await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'off' });
+    for (let i = 0; i < 2; i++) {
+      const forbidden = await server.request(ME, { token });
+      await expectProblem(forbidden, 403, 'forbidden');
+      expect(forbidden.headers.get('ratelimit')).toBe('limit=5, remaining=3, reset=60');
+    }
+    await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'on' });
+    await revokeApiKey(server.ctx, fixture.key.id);
+    for (let i = 0; i < 2; i++) {
+      const refused = await server.request(EMPLOYEES, { token });
+      await expectProblem(refused, 401, 'invalid_token');
+      expect(refused.headers.get('ratelimit-policy')).toBe('apikey;q=5;w=60');
+      expect(refused.headers.get('ratelimit')).toBe('limit=5, remaining=3, reset=60');
+      expect(refused.headers.get('x-ratelimit-remaining')).toBe('3');
+    }
   });
 
   it('limits unknown clients per address', async () => {

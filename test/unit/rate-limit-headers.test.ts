@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders } from '../../src/http/rate-limit/headers.js';
+import { rateLimitHeaders, unchargedRateLimitHeaders } from '../../src/http/rate-limit/headers.js';
 import { SlidingWindowLimiter } from '../../src/http/rate-limit/sliding-window.js';
 
 describe('rateLimitHeaders', () => {
@@ -23,6 +23,19 @@ describe('rateLimitHeaders', () => {
     expect(headers['RateLimit-Policy']).toBe('apikey;q=1;w=30');
     expect(headers['X-RateLimit-Remaining']).toBe('0');
     expect(headers['X-RateLimit-Reset']).toBe('20');
+  });
+
+  it("describes an uncharged response with the limiter's policy and its quota untouched", () => {
+    const limiter = new SlidingWindowLimiter({ limit: 7, windowMs: 30_000 });
+    limiter.hit('k', 0);
+    expect(unchargedRateLimitHeaders(limiter)).toStrictEqual({
+      'RateLimit-Policy': 'apikey;q=7;w=30',
+      RateLimit: 'limit=7, remaining=7, reset=0',
+      'X-RateLimit-Limit': '7',
+      'X-RateLimit-Remaining': '7',
+      'X-RateLimit-Reset': '0',
+    });
+    expect(limiter.peek('k', 0).remaining).toBe(6);
   });
 
   it('returns string values only', () => {

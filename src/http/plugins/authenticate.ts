@@ -22,9 +22,14 @@ export interface AuthDependencies {
   limiter: SlidingWindowLimiter;
 }
 
-function invalidToken(detail: string, withErrorAttribute: boolean): ApiError {
+function invalidToken(
+  detail: string,
+  withErrorAttribute: boolean,
+  rateLimit: Record<string, string> = {},
+): ApiError {
   // RFC 6750 §3.1: a request without any credentials gets the challenge without an error code.
   return new ApiError('invalid_token', detail, null, {
+    ...rateLimit,
     'www-authenticate': withErrorAttribute ? 'Bearer error="invalid_token"' : 'Bearer',
   });
 }
@@ -44,9 +49,15 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
     if (!claims) throw invalidToken('the access token is invalid or expired', true);
     const check = await checkPrincipal(deps.ctx, claims);
     if (!check.ok) {
+      // Refused before anything is charged: the headers show the quota of the key (or person) the
+      // token names as it stands (spec, Limits: rate-limit headers on every response).
+      const rateLimit = rateLimitHeaders(
+        deps.limiter.peek(claims.subject, deps.ctx.now()),
+        RATE_WINDOW_SECONDS,
+      );
       if (check.error === 'forbidden')
-        throw new ApiError('forbidden', 'API access is switched off for the company');
-      throw invalidToken('the access token is no longer valid', true);
+        throw new ApiError('forbidden', 'API access is switched off for the company', null, rateLimit);
+      throw invalidToken('the access token is no longer valid', true, rateLimit);
     }
     request.principal = check.principal;
     const quota = deps.limiter.hit(check.principal.id, deps.ctx.now());

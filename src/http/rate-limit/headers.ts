@@ -1,3 +1,5 @@
+import type { SlidingWindowLimiter } from './sliding-window.js';
+
 export interface RateLimitHeaderInput {
   limit: number;
   remaining: number;
@@ -16,4 +18,12 @@ export function rateLimitHeaders(r: RateLimitHeaderInput, windowSeconds: number)
     'X-RateLimit-Remaining': String(r.remaining),
     'X-RateLimit-Reset': String(r.resetSeconds),
   };
+}
+
+/**
+ * The headers of a response that charged no key (no valid token, an unknown route, a request refused
+ * before its key is known): the policy, with the quota untouched.
+ */
+export function unchargedRateLimitHeaders(limiter: SlidingWindowLimiter): Record<string, string> {
+  return rateLimitHeaders(limiter.untouched(), limiter.windowMs / 1000);
 }

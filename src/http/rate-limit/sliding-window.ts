@@ -118,18 +118,15 @@ export class SlidingWindowLimiter {
     return this.describe(log, nowMs, true);
   }
 
+  /** The quota of a key that has nothing counted in its window. */
+  untouched(): RateLimitResult {
+    return { allowed: true, limit: this.limit, remaining: this.limit, resetSeconds: 0, retryAfterSeconds: 0 };
+  }
+
   /** Reports what `hit` would return without counting a request or refreshing the key's recency. */
   peek(key: string, nowMs: number = Date.now()): RateLimitResult {
     const log = this.logs.get(key);
-    if (log === undefined) {
-      return {
-        allowed: true,
-        limit: this.limit,
-        remaining: this.limit,
-        resetSeconds: 0,
-        retryAfterSeconds: 0,
-      };
-    }
+    if (log === undefined) return this.untouched();
     this.expire(log, nowMs);
     return this.describe(log, nowMs, log.count < this.limit);
   }

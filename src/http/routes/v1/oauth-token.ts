@@ -13,21 +13,23 @@ import { described, oauthError as oauthErrorSchema, TokenResponseSchema } from '
 export const TOKEN_PATH = '/api/public/v1/oauth/token';
 const FORM_BODY_LIMIT = 8 * 1024;
 
-function oauthError(
-  reply: FastifyReply,
-  status: 400 | 401 | 429,
-  error: string,
-  description: string,
-  extraHeaders: Record<string, string> = {},
-) {
-  return reply
-    .code(status)
-    .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...extraHeaders })
-    .send({ error, error_description: description });
-}
-
 /** Spec, POST /oauth/token and Authentication: OAuth 2.0 client credentials (RFC 6749 §4.4). */
 export function registerTokenRoute(app: FastifyInstance, services: AppServices): void {
+  const oauthError = (
+    reply: FastifyReply,
+    status: 400 | 401 | 429,
+    error: string,
+    description: string,
+    extraHeaders: Record<string, string> = {},
+  ) => {
+    // A request refused before its key is known charged nothing.
+    services.ensureRateLimitHeaders(reply.request, reply);
+    return reply
+      .code(status)
+      .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...extraHeaders })
+      .send({ error, error_description: description });
+  };
+
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
