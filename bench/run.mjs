@@ -8,12 +8,13 @@
 // serve`) and the floor (bench/floor-server.mjs) as separate processes on the same database, runs every
 // scenario against both, checks the targets, prints a table and writes bench/results/.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, URLSearchParams } from 'node:url';
 import pg from 'pg';
 import { runLoad } from './lib/load.mjs';
+import { refreshTokens, writeOutsideRequests } from './lib/outside.mjs';
 import { memoryOf, startProcess } from './lib/processes.mjs';
 import {
   analyze,
@@ -84,6 +85,17 @@ const perf = flag('perf');
 // "before"); fixtures, the floor and everything else still come from this checkout.
 const apiRoot = resolve(option('api-root', ROOT));
 const writeFiles = !flag('no-write');
+// --serve: provision and start both servers as a run would, write every scenario's requests for
+// another load generator (bench/outside/), and keep serving until interrupted; measures nothing.
+const serve = flag('serve');
+const outside = {
+  writes: Number(option('outside-writes', 40_000)),
+  sets: Number(option('outside-sets', 4)),
+};
+if (serve && databases.length !== 1) {
+  console.error('--serve needs one database: --db=sqlite or --db=postgres');
+  process.exit(3);
+}
 
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
 
@@ -375,6 +387,15 @@ async function benchDatabase(kind) {
       },
     ];
     const wanted = (s) => !only || only.includes(s.key);
+    if (serve) {
+      await serveForOutside({
+        kind,
+        servers,
+        scenarios: scenarios.filter(wanted),
+        fixtures: { tokens, reads, staff, clock, shifts: shiftTenant },
+      });
+      return result;
+    }
     for (const scenario of scenarios.filter(wanted))
       result.scenarios.push(await measure({ servers, scenario }));
 
@@ -506,6 +527,78 @@ async function benchDatabase(kind) {
   return result;
 }
 
+/**
+ * `--serve`: writes the request files and a manifest into bench/tmp/outside/<db>/, prints how to
+ * send them with wrk, keeps the API's tokens fresh, and returns on SIGINT/SIGTERM.
+ */
+async function serveForOutside({ kind, servers, scenarios, fixtures }) {
+  const dir = join(BENCH_DIR, 'tmp', 'outside', kind);
+  const tokenCache = new Map();
+  servers.tokenFor = async (fixture) => {
+    if (!tokenCache.has(fixture)) tokenCache.set(fixture, await fetchToken(servers.api, fixture));
+    return tokenCache.get(fixture);
+  };
+  log(`  writing the requests into ${dir}…`);
+  const files = await writeOutsideRequests({
+    dir,
+    servers,
+    scenarios,
+    writes: outside.writes,
+    sets: outside.sets,
+    log,
+  });
+  const refresh = async () => {
+    tokenCache.clear();
+    await refreshTokens({ dir, servers, fixtures });
+  };
+  await refresh();
+  const fixtureName = (fixture) => Object.entries(fixtures).find(([, f]) => f === fixture)?.[0] ?? null;
+  const manifest = {
+    database: kind,
+    api: { url: servers.api.url, pid: servers.api.pid },
+    floor: { url: servers.floor.url, pid: servers.floor.pid },
+    rateLimitPerMinute: RATE_LIMIT,
+    scenarios: scenarios.map((scenario) => {
+      const token = scenario.fixture ? join(dir, `token.${fixtureName(scenario.fixture)}`) : null;
+      const of = (side) =>
+        files
+          .filter((f) => f.scenario === scenario && f.side === side)
+          .map((f) => ({ file: f.file, set: f.set, requests: f.requests }));
+      return {
+        key: scenario.key,
+        label: scenario.label,
+        kind: scenario.kind,
+        target: scenario.kind === 'write' ? 0.5 : 0.6,
+        tokenFile: token,
+        floor: of('floor'),
+        api: of('api'),
+      };
+    }),
+  };
+  writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const example = manifest.scenarios.find((s) => s.key === 'me') ?? manifest.scenarios[0];
+  const replay = join(BENCH_DIR, 'outside', 'replay.lua');
+  log(`
+  Serving until interrupted (Ctrl-C): API ${servers.api.url} (pid ${servers.api.pid}), floor ${servers.floor.url} (pid ${servers.floor.pid}).
+  Manifest: ${join(dir, 'manifest.json')}. Every scenario, floor then API, with wrk:
+    node bench/outside/compare.mjs ${join(dir, 'manifest.json')}
+  or one run by hand, e.g. ${example.label}:
+    wrk -t1 -c10 -d10s -s ${replay} ${servers.floor.url} -- ${example.floor[0].file}
+    wrk -t1 -c10 -d10s -s ${replay} ${servers.api.url} -- ${example.api[0].file}${example.tokenFile ? ` ${example.tokenFile}` : ''}
+  Reads repeat; each write file is sent once (fresh employees): use a new set for each run.
+  Bearer tokens are rewritten every 10 minutes; the files read them when wrk starts.`);
+  const timer = setInterval(
+    () => refresh().catch((error) => log(`  token refresh failed: ${error.message}`)),
+    600_000,
+  );
+  await new Promise((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  clearInterval(timer);
+  log('  stopping');
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 function evaluateTargets(results) {
@@ -592,6 +685,7 @@ async function main() {
     `warm-up ${settings.warmupS} s, measured ${settings.durationS} s, half-rate ${settings.halfDurationS} s, steady ${settings.steadyS} s, ${settings.connections} connections`,
   );
   for (const kind of databases) results.databases.push(await benchDatabase(kind));
+  if (serve) return;
   results.targets = evaluateTargets(results);
   results.wallClockS = (Date.now() - started) / 1000;
 

@@ -189,7 +189,7 @@ export function timeEntryPages({ fixture, token, employees, days, problems }) {
     paths.push(`${API}/time-entries?employeeId=${employee.id}&from=${window.from}&to=${window.to}&limit=25`);
   }
   let i = 0;
-  return [
+  const requests = [
     {
       method: 'GET',
       path: paths[0],
@@ -202,6 +202,9 @@ export function timeEntryPages({ fixture, token, employees, days, problems }) {
       },
     },
   ];
+  // The number of requests after which the stream repeats itself (see outside.mjs).
+  requests.cycle = paths.length;
+  return requests;
 }
 
 /**
