@@ -47,6 +47,8 @@ import {
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(BENCH_DIR, '..');
 const RATE_LIMIT = 1_000_000_000;
+/** A round whose share of CPU time stolen by the hypervisor stays at or below this counts as calm. */
+const MAX_CALM_STEAL = 0.1;
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 // ---------------------------------------------------------------------------------------------------
@@ -222,7 +224,7 @@ async function measure({ servers, scenario }) {
     });
   };
   const describe = (r) =>
-    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${r.latency.p99} ms, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, ${JSON.stringify(r.statusCounts)}`;
+    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${r.latency.p99} ms, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, steal ${r.stealShare === null ? 'n/a' : `${(r.stealShare * 100).toFixed(0)}%`}, ${JSON.stringify(r.statusCounts)}`;
   const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
   const target = scenario.kind === 'write' ? 0.5 : 0.6;
   log(`  ${scenario.label}: warm-up…`);
@@ -239,10 +241,18 @@ async function measure({ servers, scenario }) {
     log(`    API   ${describe(apiRuns.at(-1))}`);
   };
   for (let i = 1; i <= settings.rounds; i++) await round(i);
+  // On a virtual machine whose host hands its CPUs to other guests, a round can lose a third of its
+  // CPU time: full runs measure more rounds (up to 3) until one ran with little stolen on both sides.
+  const calm = (r) => r.stealShare === null || r.stealShare <= MAX_CALM_STEAL;
+  for (let extra = 0; settings.retry && extra < 3; extra++) {
+    if (floorRuns.some((r, i) => calm(r) && calm(apiRuns[i]))) break;
+    log(`    CPU stolen by the hypervisor above ${MAX_CALM_STEAL * 100}% in every round: one more round`);
+    await round(floorRuns.length + 1);
+  }
   const measured = best(apiRuns).rps / best(floorRuns).rps;
   if (settings.retry && measured < target && measured >= 0.85 * target) {
     log('    just below target: one more round before concluding');
-    await round(settings.rounds + 1);
+    await round(floorRuns.length + 1);
   }
   const floor = best(floorRuns);
   const max = best(apiRuns);

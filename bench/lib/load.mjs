@@ -1,6 +1,6 @@
 // One load run with autocannon's programmatic API.
 import autocannon from 'autocannon';
-import { cpuTimeOf, sampleRss } from './processes.mjs';
+import { cpuTimeOf, machineCpuTicks, sampleRss, stealShare } from './processes.mjs';
 
 function percentile(sorted, p) {
   if (sorted.length === 0) return null;
@@ -18,6 +18,7 @@ export async function runLoad({ url, requests, connections, duration, overallRat
   const rss = pid ? sampleRss(pid, 100) : null;
   const serverCpuBefore = pid ? cpuTimeOf(pid) : null;
   const harnessCpuBefore = process.cpuUsage();
+  const machineBefore = machineCpuTicks();
   const raw = [];
   const instance = autocannon({
     url,
@@ -36,6 +37,7 @@ export async function runLoad({ url, requests, connections, duration, overallRat
   const memory = rss ? rss.stop() : null;
   const serverCpuMs = pid && serverCpuBefore !== null ? cpuTimeOf(pid) - serverCpuBefore : null;
   const harnessCpu = process.cpuUsage(harnessCpuBefore);
+  const steal = stealShare(machineBefore, machineCpuTicks());
   raw.sort((a, b) => a - b);
   const statusCounts = Object.fromEntries(
     Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]),
@@ -72,6 +74,8 @@ export async function runLoad({ url, requests, connections, duration, overallRat
     serverCpuUsPerRequest: serverCpuMs !== null && total > 0 ? (serverCpuMs * 1000) / total : null,
     serverCpuShare: serverCpuMs !== null ? serverCpuMs / (result.duration * 1000) : null,
     harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (result.duration * 1000),
+    // A virtual machine's CPUs lose this share of their time to other guests: the run measured less.
+    stealShare: steal,
     peakRssKb: memory?.peakKb ?? null,
     rssSamples: memory?.samples ?? null,
   };

@@ -99,3 +99,23 @@ export function sampleRss(pid, intervalMs = 100) {
     },
   };
 }
+
+/**
+ * The machine's CPU time counters from /proc/stat (clock ticks, all CPUs): `steal` is time the
+ * hypervisor gave this virtual machine's CPUs to someone else; null off Linux.
+ */
+export function machineCpuTicks() {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0];
+    const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+    return { total: user + nice + system + idle + iowait + irq + softirq + steal, steal };
+  } catch {
+    return null;
+  }
+}
+
+/** The share of the machine's CPU time stolen by the hypervisor between two machineCpuTicks(). */
+export function stealShare(before, after) {
+  if (!before || !after || after.total <= before.total) return null;
+  return (after.steal - before.steal) / (after.total - before.total);
+}

@@ -57,6 +57,11 @@ const mb = (kb) => (kb ? (kb / 1024).toFixed(0) : '—');
 const ms = (n) => (n === null || n === undefined ? '—' : n < 10 ? n.toFixed(2) : n.toFixed(1));
 
 /** One row per scenario and database. */
+/** A share as a whole percentage; runs recorded before steal was measured have none. */
+function pct(share) {
+  return share === null || share === undefined ? '—' : `${(share * 100).toFixed(0)}%`;
+}
+
 export function tableRows(results) {
   const rows = [];
   for (const db of results.databases) {
@@ -74,6 +79,7 @@ export function tableRows(results) {
           ? `${fmt(half.rps)}: ${ms(half.rawLatency.p50)} / ${fmt(half.latency.p99)} ${s.p99Pass ? 'PASS' : 'FAIL'}`
           : '—',
         `${mb(s.floor?.peakRssKb)} / ${mb(s.api.max.peakRssKb)}`,
+        `${pct(s.floor?.stealShare)} / ${pct(s.api.max.stealShare)}`,
         String(s.non2xx),
       ]);
     }
@@ -91,6 +97,7 @@ export const TABLE_HEADER = [
   'API p50 / p99 ms (max load)',
   'half rate: req/s: p50 / p99 ms (p99<25)',
   'peak RSS MB floor / API',
+  'CPU stolen floor / API',
   'non-2xx',
 ];
 
