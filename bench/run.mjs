@@ -287,9 +287,20 @@ async function benchDatabase(kind) {
   const started = Date.now();
   const result = { name: kind, scenarios: [], steady: null, sizes: {} };
   const database = await createDatabase(kind);
+  const servers = {};
+  // Interrupted (Ctrl-C, a CI timeout): stop the servers and drop the database rather than leave them.
+  const interrupted = async (signal) => {
+    log(`\n${signal}: stopping the servers and dropping ${database.url}`);
+    await Promise.allSettled([servers.api?.stop(), servers.floor?.stop()]);
+    await database.drop().catch(() => {});
+    process.exit(130);
+  };
+  if (!serve) {
+    process.once('SIGINT', interrupted);
+    process.once('SIGTERM', interrupted);
+  }
   log(`\n=== ${kind}: ${database.url}`);
   const harness = await openStore(database.url);
-  const servers = {};
   try {
     // ---- fixtures
     let t = Date.now();
@@ -531,6 +542,8 @@ async function benchDatabase(kind) {
     }
     await harness.close().catch(() => {});
     await database.drop().catch((error) => log(`  could not drop ${database.url}: ${error.message}`));
+    process.removeListener('SIGINT', interrupted);
+    process.removeListener('SIGTERM', interrupted);
   }
   result.wallClockS = (Date.now() - started) / 1000;
   log(`  ${kind} done in ${result.wallClockS.toFixed(0)} s`);
