@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cpuTimeOf, machineCpuTicks, stealShare } from '../lib/processes.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -33,22 +34,6 @@ const settings = {
 };
 const only = option('only', null)?.split(',') ?? null;
 const replay = join(dirname(fileURLToPath(import.meta.url)), 'replay.lua');
-const TICKS_PER_SECOND = 100;
-
-/** Machine-wide CPU ticks from /proc/stat: steal is time the hypervisor gave to other guests. */
-function machineTicks() {
-  const [user, nice, system, idle, iowait, irq, softirq, steal] = readFileSync('/proc/stat', 'utf8')
-    .split('\n', 1)[0]
-    .split(/\s+/)
-    .slice(1)
-    .map(Number);
-  return { total: user + nice + system + idle + iowait + irq + softirq + steal, steal };
-}
-
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 /** wrk's `--latency` percentiles are printed with a unit (us, ms, s). */
 function milliseconds(text) {
@@ -58,8 +43,8 @@ function milliseconds(text) {
 }
 
 function wrk(server, file, tokenFile, duration) {
-  const before = cpuTicks(server.pid);
-  const machineBefore = machineTicks();
+  const cpuBefore = cpuTimeOf(server.pid);
+  const machineBefore = machineCpuTicks();
   const output = execFileSync(
     'wrk',
     [
@@ -76,8 +61,8 @@ function wrk(server, file, tokenFile, duration) {
     ],
     { encoding: 'utf8' },
   );
-  const ticks = cpuTicks(server.pid) - before;
-  const machineAfter = machineTicks();
+  const cpuMs = cpuTimeOf(server.pid) - cpuBefore;
+  const steal = stealShare(machineBefore, machineCpuTicks());
   const requests = Number(/(\d+) requests in/.exec(output)?.[1] ?? 0);
   const seconds = Number(/requests in ([\d.]+)s/.exec(output)?.[1] ?? duration);
   return {
@@ -87,8 +72,8 @@ function wrk(server, file, tokenFile, duration) {
     p99: milliseconds(/\n\s+99%\s+(\S+)/.exec(output)?.[1]),
     non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
     socketErrors: /Socket errors: (.*)/.exec(output)?.[1] ?? null,
-    cpuUsPerRequest: requests > 0 ? ((ticks / TICKS_PER_SECOND) * 1e6) / requests : null,
-    steal: (machineAfter.steal - machineBefore.steal) / (machineAfter.total - machineBefore.total),
+    cpuUsPerRequest: requests > 0 ? (cpuMs * 1000) / requests : null,
+    steal,
   };
 }
 
@@ -111,7 +96,7 @@ for (const scenario of manifest.scenarios) {
     return result;
   };
   const describe = (r) =>
-    `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUsPerRequest?.toFixed(0)} µs/req, steal ${(r.steal * 100).toFixed(0)}%${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}`;
+    `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUsPerRequest?.toFixed(0)} µs/req, steal ${r.steal === null ? 'n/a' : `${(r.steal * 100).toFixed(0)}%`}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}`;
   console.log(`${manifest.database} ${scenario.label}`);
   const floorRuns = [];
   const apiRuns = [];
