@@ -255,7 +255,7 @@ export function createStore(
      * they see or do: outside a transaction only while none is open on the connection (nothing can
      * interleave with a synchronous statement, which sees, or commits on, the last committed state,
      * exactly as through Kysely; while another request's transaction is open, it goes through Kysely
-     * and waits, as before), and inside a transaction of this store (see `transactions`).
+     * and waits, as before), and inside a transaction of this store (see `sqliteTransactions`).
      */
     const direct: DirectConnection = {
       prepare: (sql) => statements.prepare(sql),

@@ -4,7 +4,7 @@ import type { TokenService } from '../../auth/tokens.js';
 import { ApiError } from '../../errors.js';
 import { checkPrincipal, type Principal } from '../../use-cases/api/authentication.js';
 import type { UseCaseContext } from '../../use-cases/context.js';
-import { rateLimitHeaders } from '../rate-limit/headers.js';
+import { quotaHeaders } from '../rate-limit/headers.js';
 import type { SlidingWindowLimiter } from '../rate-limit/sliding-window.js';
 
 declare module 'fastify' {
@@ -14,7 +14,6 @@ declare module 'fastify' {
 }
 
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
-const RATE_WINDOW_SECONDS = 60;
 
 export interface AuthDependencies {
   ctx: UseCaseContext;
@@ -51,17 +50,14 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
     if (!check.ok) {
       // Refused before anything is charged: the headers show the quota of the key (or person) the
       // token names as it stands (spec, Limits: rate-limit headers on every response).
-      const rateLimit = rateLimitHeaders(
-        deps.limiter.peek(claims.subject, deps.ctx.now()),
-        RATE_WINDOW_SECONDS,
-      );
+      const rateLimit = quotaHeaders(deps.limiter, deps.limiter.peek(claims.subject, deps.ctx.now()));
       if (check.error === 'forbidden')
         throw new ApiError('forbidden', 'API access is switched off for the company', null, rateLimit);
       throw invalidToken('the access token is no longer valid', true, rateLimit);
     }
     request.principal = check.principal;
     const quota = deps.limiter.hit(check.principal.id, deps.ctx.now());
-    reply.headers(rateLimitHeaders(quota, RATE_WINDOW_SECONDS));
+    reply.headers(quotaHeaders(deps.limiter, quota));
     if (!quota.allowed)
       throw new ApiError('rate_limited', `at most ${quota.limit} requests per minute`, null, {
         'retry-after': String(quota.retryAfterSeconds),

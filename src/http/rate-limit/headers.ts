@@ -20,10 +20,18 @@ export function rateLimitHeaders(r: RateLimitHeaderInput, windowSeconds: number)
   };
 }
 
+/** The headers of `quota`, an answer of `limiter`, whose window is the policy's. */
+export function quotaHeaders(
+  limiter: SlidingWindowLimiter,
+  quota: RateLimitHeaderInput,
+): Record<string, string> {
+  return rateLimitHeaders(quota, limiter.windowMs / 1000);
+}
+
 /**
  * The headers of a response that charged no key (no valid token, an unknown route, a request refused
  * before its key is known): the policy, with the quota untouched.
  */
 export function unchargedRateLimitHeaders(limiter: SlidingWindowLimiter): Record<string, string> {
-  return rateLimitHeaders(limiter.untouched(), limiter.windowMs / 1000);
+  return quotaHeaders(limiter, limiter.untouched());
 }

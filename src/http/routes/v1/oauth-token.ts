@@ -7,7 +7,7 @@ import {
   keySecretProven,
 } from '../../../use-cases/api/authentication.js';
 import { parseBasicAuthorization, parseFormBody } from '../../oauth-request.js';
-import { rateLimitHeaders } from '../../rate-limit/headers.js';
+import { quotaHeaders } from '../../rate-limit/headers.js';
 import { described, oauthError as oauthErrorSchema, TokenResponseSchema } from '../../schemas/v1.js';
 
 export const TOKEN_PATH = '/api/public/v1/oauth/token';
@@ -121,10 +121,9 @@ export function registerTokenRoute(app: FastifyInstance, services: AppServices):
       // failed attempts to the key would let anyone who knows one lock the real client out.
       // The secret is hashed once per request: this answer also goes to exchangeKeyForToken below.
       const proven = lookup.kind === 'found' && keySecretProven(services.ctx, lookup.key, secret);
-      const quota = proven
-        ? services.tokenLimiter.hit(lookup.key.id, nowMs)
-        : services.unknownClientLimiter.hit(`ip:${request.ip}`, nowMs);
-      reply.headers(rateLimitHeaders(quota, 60));
+      const limiter = proven ? services.tokenLimiter : services.unknownClientLimiter;
+      const quota = limiter.hit(proven ? lookup.key.id : `ip:${request.ip}`, nowMs);
+      reply.headers(quotaHeaders(limiter, quota));
       if (!quota.allowed)
         return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {
           'retry-after': String(quota.retryAfterSeconds),
