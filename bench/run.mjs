@@ -80,8 +80,9 @@ const settings = {
 const databases = option('db', 'both') === 'both' ? ['sqlite', 'postgres'] : [option('db', 'both')];
 const only = option('only', null)?.split(',') ?? null;
 const profile = flag('profile');
-// --perf: record the API process with Linux perf (CPU time, JIT frames named via --perf-basic-prof)
-// during each measured max-load run; files in bench/profiles/. For digging, not for the numbers.
+// --perf: record the API and the floor with Linux perf (CPU time, JIT frames named via
+// --perf-basic-prof) during each measured max-load run; files in bench/profiles/ (the floor's named
+// perf-floor-<scenario>-…). For digging, not for the numbers.
 const perf = flag('perf');
 // --api-root=<dir>: run the API from another build of the project (e.g. an older commit's, to measure
 // "before"); fixtures, the floor and everything else still come from this checkout.
@@ -160,7 +161,9 @@ async function startApi(databaseUrl, dbName) {
 }
 
 async function startFloor(databaseUrl) {
-  return startProcess('floor', [join(BENCH_DIR, 'floor-server.mjs')], serverEnv(databaseUrl));
+  return startProcess('floor', [join(BENCH_DIR, 'floor-server.mjs')], serverEnv(databaseUrl), {
+    nodeFlags: perf ? ['--perf-basic-prof-only-functions'] : [],
+  });
 }
 
 function startPerf(pid, name) {
@@ -233,7 +236,9 @@ async function measure({ servers, scenario }) {
   const floorRuns = [];
   const apiRuns = [];
   const round = async (i) => {
+    const floorRecorder = perf ? startPerf(servers.floor.pid, `floor-${scenario.key}`) : null;
     floorRuns.push(await run(servers.floor, `floor${i}`, { duration: settings.durationS }));
+    if (floorRecorder) await floorRecorder.stop();
     log(`    floor ${describe(floorRuns.at(-1))}`);
     const recorder = perf ? startPerf(servers.api.pid, scenario.key) : null;
     apiRuns.push(await run(servers.api, `api${i}`, { duration: settings.durationS }));

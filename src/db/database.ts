@@ -122,30 +122,89 @@ class ConnectionLock {
 
 const STATEMENT_CACHE_SIZE = 500;
 
+type Row = Record<string, unknown>;
+
+/**
+ * Builds a result row from better-sqlite3's raw array of values, as an object literal of fixed shape
+ * made once per column list. better-sqlite3's own object rows set every column through V8's generic
+ * property API and internalise every column name again for every row: a 29-column row took ~7 µs that
+ * way against ~3.2 µs raw plus this, a page of 26 such rows 170 µs against 73 µs (measured here).
+ * The literal's keys are our own SQL's column names (JSON-quoted); a later duplicate wins, as it does
+ * in better-sqlite3's objects.
+ */
+function rowBuilder(columns: readonly string[]): (values: unknown[]) => Row {
+  if (columns.includes('__proto__')) {
+    // A literal would set the prototype instead of a property named so.
+    return (values) => {
+      const row: Row = {};
+      columns.forEach((name, i) =>
+        Object.defineProperty(row, name, {
+          value: values[i],
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        }),
+      );
+      return row;
+    };
+  }
+  const fields = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
+  // The function's text holds nothing but quoted column names and indexes.
+  return new Function('values', `return { ${fields} };`) as (values: unknown[]) => Row;
+}
+
+interface RowReader {
+  statement: SqliteDatabase.Statement;
+  build: (values: unknown[]) => Row;
+}
+
 /*
  * Kysely's SQLite driver calls `prepare` for every query, and preparing (parsing and planning the SQL)
  * cost about as much as running the query itself on the hot paths. Statements are reusable, so the
  * database handed to Kysely keeps the most recently used ones by SQL text. A statement still busy
- * (an unfinished `iterate`) is never handed out twice.
+ * (an unfinished `iterate`) is never handed out twice. Prepared queries (prepared.ts) read through
+ * `all`, with statements of their own in raw mode (see rowBuilder).
  */
 function withStatementCache(database: SqliteDatabase.Database) {
   const cache = new Map<string, SqliteDatabase.Statement>();
+  const readers = new Map<string, RowReader>();
+  const remember = <T>(map: Map<string, T>, sql: string, value: T) => {
+    if (map.size >= STATEMENT_CACHE_SIZE) map.delete(map.keys().next().value!);
+    map.set(sql, value);
+  };
+  // Map order is the eviction order: a hit moves to the end.
+  const refresh = <T>(map: Map<string, T>, sql: string, value: T) => {
+    map.delete(sql);
+    map.set(sql, value);
+  };
   return {
     close: () => database.close(),
     prepare(sql: string) {
       const cached = cache.get(sql);
       if (cached !== undefined && !cached.busy) {
-        // Refresh its place: Map order is the eviction order.
-        cache.delete(sql);
-        cache.set(sql, cached);
+        refresh(cache, sql, cached);
         return cached;
       }
       const statement = database.prepare(sql);
-      if (cached === undefined) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
-        cache.set(sql, statement);
-      }
+      if (cached === undefined) remember(cache, sql, statement);
       return statement;
+    },
+    /** The rows of a statement that returns data, as objects. */
+    all(sql: string, parameters: readonly unknown[]): Row[] {
+      let reader = readers.get(sql);
+      if (reader !== undefined) refresh(readers, sql, reader);
+      else {
+        const statement = database.prepare(sql).raw(true);
+        reader = { statement, build: rowBuilder(statement.columns().map((c) => c.name)) };
+        remember(readers, sql, reader);
+      }
+      const values = reader.statement.all(parameters) as unknown[][];
+      const rows = new Array<Row>(values.length);
+      for (let i = 0; i < values.length; i++) rows[i] = reader.build(values[i]!);
+      return rows;
+    },
+    run(sql: string, parameters: readonly unknown[]): { changes: number } {
+      return this.prepare(sql).run(parameters);
     },
   };
 }
@@ -207,7 +266,11 @@ function sqliteTransactions(
   statements: ReturnType<typeof withStatementCache>,
   lock: ConnectionLock,
 ) {
-  registerDirectConnection(inner, { prepare: (sql) => statements.prepare(sql), ready: () => true });
+  registerDirectConnection(inner, {
+    all: (sql, parameters) => statements.all(sql, parameters),
+    run: (sql, parameters) => statements.run(sql, parameters),
+    ready: () => true,
+  });
   const trx = inner as unknown as Tx;
   const begin = connection.prepare('begin immediate');
   const commit = connection.prepare('commit');
@@ -258,7 +321,8 @@ export function createStore(
      * and waits, as before), and inside a transaction of this store (see `sqliteTransactions`).
      */
     const direct: DirectConnection = {
-      prepare: (sql) => statements.prepare(sql),
+      all: (sql, parameters) => statements.all(sql, parameters),
+      run: (sql, parameters) => statements.run(sql, parameters),
       ready: () => !connection.inTransaction,
     };
     registerDirectConnection(db, direct);

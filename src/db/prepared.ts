@@ -9,10 +9,8 @@ const MARK = '\u0000prepared-parameter-';
 
 /** A synchronous connection that can run a statement directly when `ready()` (SQLite, see database.ts). */
 export interface DirectConnection {
-  prepare(sql: string): {
-    all(parameters: readonly unknown[]): unknown[];
-    run(parameters: readonly unknown[]): { changes: number };
-  };
+  all(sql: string, parameters: readonly unknown[]): unknown[];
+  run(sql: string, parameters: readonly unknown[]): { changes: number };
   ready(): boolean;
 }
 
@@ -126,8 +124,7 @@ export function prepareQuery<A extends Value[], R>(
   async function read(db: Executor, args: A): Promise<R[]> {
     const compiled = compiledFor(db, args);
     const direct = directConnections.get(db);
-    if (direct !== undefined && direct.ready())
-      return direct.prepare(compiled.sql).all(compiled.parameters) as R[];
+    if (direct !== undefined && direct.ready()) return direct.all(compiled.sql, compiled.parameters) as R[];
     const sending = sendingConnections.get(db);
     if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rows as R[];
     return (await db.executeQuery(compiled)).rows;
@@ -136,8 +133,7 @@ export function prepareQuery<A extends Value[], R>(
   /** Rows inserted, updated or deleted. */
   async function write(db: Executor, compiled: CompiledQuery<R>): Promise<number> {
     const direct = directConnections.get(db);
-    if (direct !== undefined && direct.ready())
-      return direct.prepare(compiled.sql).run(compiled.parameters).changes;
+    if (direct !== undefined && direct.ready()) return direct.run(compiled.sql, compiled.parameters).changes;
     const sending = sendingConnections.get(db);
     if (sending !== undefined) return (await sending.send(compiled.sql, compiled.parameters)).rowCount ?? 0;
     const result: QueryResult<R> = await db.executeQuery(compiled);
