@@ -16,6 +16,7 @@ import {
 import type { DatabaseUrl } from '../config.js';
 import type { PoolClient } from 'pg';
 import { createPostgresPool, type PostgresPool } from './postgres-pool.js';
+import { type BuildRow, buildRows, type Row, rowBuilder } from './rows.js';
 import { type DirectConnection, registerDirectConnection, registerSendingConnection } from './prepared.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 import type { Database } from './schema.js';
@@ -122,40 +123,9 @@ class ConnectionLock {
 
 const STATEMENT_CACHE_SIZE = 500;
 
-type Row = Record<string, unknown>;
-
-/**
- * Builds a result row from better-sqlite3's raw array of values, as an object literal of fixed shape
- * made once per column list. better-sqlite3's own object rows set every column through V8's generic
- * property API and internalise every column name again for every row: a 29-column row took ~7 µs that
- * way against ~3.2 µs raw plus this, a page of 26 such rows 170 µs against 73 µs (measured here).
- * The literal's keys are our own SQL's column names (JSON-quoted); a later duplicate wins, as it does
- * in better-sqlite3's objects.
- */
-function rowBuilder(columns: readonly string[]): (values: unknown[]) => Row {
-  if (columns.includes('__proto__')) {
-    // A literal would set the prototype instead of a property named so.
-    return (values) => {
-      const row: Row = {};
-      columns.forEach((name, i) =>
-        Object.defineProperty(row, name, {
-          value: values[i],
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        }),
-      );
-      return row;
-    };
-  }
-  const fields = columns.map((name, i) => `${JSON.stringify(name)}: values[${i}]`).join(', ');
-  // The function's text holds nothing but quoted column names and indexes.
-  return new Function('values', `return { ${fields} };`) as (values: unknown[]) => Row;
-}
-
 interface RowReader {
   statement: SqliteDatabase.Statement;
-  build: (values: unknown[]) => Row;
+  build: BuildRow;
 }
 
 /*
@@ -163,7 +133,7 @@ interface RowReader {
  * cost about as much as running the query itself on the hot paths. Statements are reusable, so the
  * database handed to Kysely keeps the most recently used ones by SQL text. A statement still busy
  * (an unfinished `iterate`) is never handed out twice. Prepared queries (prepared.ts) read through
- * `all`, with statements of their own in raw mode (see rowBuilder).
+ * `all`, with statements of their own in raw mode (see rows.ts).
  */
 function withStatementCache(database: SqliteDatabase.Database) {
   const cache = new Map<string, SqliteDatabase.Statement>();
@@ -198,10 +168,7 @@ function withStatementCache(database: SqliteDatabase.Database) {
         reader = { statement, build: rowBuilder(statement.columns().map((c) => c.name)) };
         remember(readers, sql, reader);
       }
-      const values = reader.statement.all(parameters) as unknown[][];
-      const rows = new Array<Row>(values.length);
-      for (let i = 0; i < values.length; i++) rows[i] = reader.build(values[i]!);
-      return rows;
+      return buildRows(reader.build, reader.statement.all(parameters) as unknown[][]);
     },
     run(sql: string, parameters: readonly unknown[]): { changes: number } {
       return this.prepare(sql).run(parameters);
