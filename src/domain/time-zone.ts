@@ -136,41 +136,62 @@ function wallClockFormat(zone: string): Intl.DateTimeFormat | null {
   return format;
 }
 
-function localizeFast(instant: ParsedInstant, zone: string): LocalizedInstant | null {
-  const { epochMs } = instant;
-  if (!(epochMs >= MIN_FAST_MS && epochMs <= MAX_FAST_MS)) return null;
-  const format = wallClockFormat(zone);
-  if (format === null) return null;
-  let year = '';
-  let month = '';
-  let day = '';
-  let hour = '';
-  let minute = '';
-  let second = '';
+/** en-US with the options above: `MM/DD/YYYY, HH:MM:SS`. */
+const WALL_CLOCK_TEXT = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
+
+interface WallClock {
+  year: string;
+  month: string;
+  day: string;
+  hour: string;
+  minute: string;
+  second: string;
+}
+
+/*
+ * `format` and one regular expression: a third of the time of `formatToParts` (1.2 against 3.6 µs
+ * here), which builds an object per part. Should a future ICU render the text differently, the
+ * parts are read instead.
+ */
+function wallClockAt(format: Intl.DateTimeFormat, epochMs: number): WallClock {
+  const match = WALL_CLOCK_TEXT.exec(format.format(epochMs));
+  if (match !== null)
+    return {
+      month: match[1]!,
+      day: match[2]!,
+      year: match[3]!,
+      hour: match[4]!,
+      minute: match[5]!,
+      second: match[6]!,
+    };
+  return wallClockFromParts(format, epochMs);
+}
+
+function wallClockFromParts(format: Intl.DateTimeFormat, epochMs: number): WallClock {
+  const clock: WallClock = { year: '', month: '', day: '', hour: '', minute: '', second: '' };
   for (const part of format.formatToParts(epochMs)) {
     switch (part.type) {
       case 'year':
-        year = part.value;
-        break;
       case 'month':
-        month = part.value;
-        break;
       case 'day':
-        day = part.value;
-        break;
       case 'hour':
-        hour = part.value;
-        break;
       case 'minute':
-        minute = part.value;
-        break;
       case 'second':
-        second = part.value;
+        clock[part.type] = part.value;
         break;
       default:
         break;
     }
   }
+  return clock;
+}
+
+function localizeFast(instant: ParsedInstant, zone: string): LocalizedInstant | null {
+  const { epochMs } = instant;
+  if (!(epochMs >= MIN_FAST_MS && epochMs <= MAX_FAST_MS)) return null;
+  const format = wallClockFormat(zone);
+  if (format === null) return null;
+  const { year, month, day, hour, minute, second } = wallClockAt(format, epochMs);
   if (year.length !== 4 || month.length !== 2 || day.length !== 2 || hour.length !== 2) return null;
   const wallAsUtc = Date.UTC(
     Number(year),

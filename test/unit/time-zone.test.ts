@@ -1,3 +1,4 @@
+import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
 import type { ParsedInstant } from '../../src/domain/time-zone.js';
 import {
@@ -141,6 +142,46 @@ describe('localizeInstant', () => {
     expect(localized.timeZone).toBe(zone);
     expect(localized.epochMs).toBe(Date.parse(value));
     expect(Date.parse(localized.occurredAt)).toBe(Date.parse(value));
+  });
+
+  it('agrees with Luxon on random instants across zones with odd offsets and transitions', () => {
+    const zones = [
+      'Europe/Berlin',
+      'Europe/Dublin',
+      'America/New_York',
+      'America/St_Johns',
+      'Asia/Kathmandu',
+      'Asia/Kolkata',
+      'Pacific/Chatham',
+      'Australia/Lord_Howe',
+      'Pacific/Kiritimati',
+      'America/Sao_Paulo',
+      'Africa/Casablanca',
+      'UTC',
+    ];
+    // A fixed generator: the same instants on every run.
+    let seed = 0x2f6b_1d3a;
+    const next = () => {
+      seed = (Math.imul(seed, 1_103_515_245) + 12_345) >>> 0;
+      return seed / 2 ** 32;
+    };
+    const from = Date.UTC(1000, 0, 2);
+    const to = Date.UTC(9999, 11, 30);
+    const recent = Date.UTC(1970, 0, 1);
+    for (let i = 0; i < 6000; i++) {
+      const zone = zones[i % zones.length]!;
+      // Half of them in the years of real data, where the transitions are dense.
+      const epochMs =
+        i % 2 === 0
+          ? Math.floor(recent + next() * (Date.UTC(2040, 0, 1) - recent))
+          : Math.floor(from + next() * (to - from));
+      const value = new Date(epochMs).toISOString();
+      const expected = DateTime.fromMillis(epochMs, { zone });
+      const localized = localize(value, zone);
+      expect(localized.occurredAt, `${value} in ${zone}`).toBe(
+        `${expected.toFormat('yyyy-MM-dd')}T${expected.toFormat('HH:mm:ss')}${expected.toFormat('ZZ')}`,
+      );
+    }
   });
 
   it('drops fractional seconds from the local time but keeps them in the UTC form', () => {
