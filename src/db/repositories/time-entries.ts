@@ -268,13 +268,24 @@ const shiftContext = prepareQuery(
         .where('end_at', '>', from)
         .limit(ONE_ROW)
         .as('overlapping_closed_id'),
+      /*
+       * The open session, when it started before `to`. The start is tested in the CASE rather than
+       * in WHERE: with `start_at < ?` in WHERE, SQLite walked the employee's (employee_id, start_at)
+       * index through their whole history (32 µs at 261 entries, growing with every day worked)
+       * instead of reading the one row of the partial index on open sessions (2.5 µs).
+       */
       eb
         .selectFrom('time_entries')
-        .select('id')
+        .select((inner) =>
+          inner
+            .case()
+            .when(inner.and([inner('start_at', '<', to), inner('end_at', 'is', null)]))
+            .then(inner.ref('id'))
+            .end()
+            .as('id'),
+        )
         .where('employee_id', '=', employeeId)
         .where('status', '=', OPEN)
-        .where('end_at', 'is', null)
-        .where('start_at', '<', to)
         .limit(ONE_ROW)
         .as('overlapping_open_id'),
     ]),
