@@ -34,7 +34,16 @@ export async function findEmployeeByExternalId(
 }
 
 /** An employee with the time zone of their workplace (null without a workplace or a zone). */
-export type EmployeeWithZone = EmployeeRow & { workplace_time_zone: string | null };
+/*
+ * What a time-clock write reads of the employee it records for: who they are and where they work. No
+ * more, since every column read costs on every punch (on PostgreSQL pg describes, parses and builds
+ * each one anew).
+ */
+const WRITER_COLUMNS = ['e.id', 'e.external_id', 'e.workplace_id'] as const;
+
+export type EmployeeWithZone = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'> & {
+  workplace_time_zone: string | null;
+};
 
 /** The employee (by `e.id` or `e.external_id`) with their workplace's zone; `lock` adds FOR UPDATE OF e. */
 function withZoneLookup(column: 'e.id' | 'e.external_id', lock: boolean) {
@@ -42,7 +51,7 @@ function withZoneLookup(column: 'e.id' | 'e.external_id', lock: boolean) {
     const query = db
       .selectFrom('employees as e')
       .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-      .selectAll('e')
+      .select(WRITER_COLUMNS)
       .select('w.time_zone as workplace_time_zone')
       .where('e.company_id', '=', companyId)
       .where(column, '=', value)

@@ -59,7 +59,7 @@ export async function resolveEmployeeWithZone(
   );
 }
 
-async function resolveWith<E extends EmployeeRow>(
+async function resolveWith<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
   db: Executor,
   companyId: string,
   selector: EmployeeSelector,

@@ -43,6 +43,9 @@ import {
   resolveEmployeeWithZone,
 } from './employees.js';
 
+/** What a write knows of the employee it records for (see repositories/employees.ts). */
+type Writer = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'>;
+
 export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
 
 /** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
@@ -99,7 +102,7 @@ function appendNotes(existing: string | null, addition: string | null): string |
 }
 
 interface EmployeeContext {
-  employee: EmployeeRow;
+  employee: Writer;
   zone: string | null;
 }
 
@@ -123,7 +126,7 @@ async function loadEmployeeContext(
   return { employee, zone: zone ?? principal.company.timeZone };
 }
 
-function assertBusinessRules(employee: EmployeeRow, scheduleId: string | null, workDate: string): void {
+function assertBusinessRules(employee: Writer, scheduleId: string | null, workDate: string): void {
   if (employee.workplace_id === null)
     throw new ApiError('business_rule_violation', 'the employee has no workplace');
   if (scheduleId === null)
@@ -143,7 +146,7 @@ function entryResult(
     TimeEntryRow,
     'id' | 'work_date' | 'status' | 'ends_next_day' | 'start_time' | 'end_time' | 'net_seconds'
   >,
-  employee: EmployeeRow,
+  employee: Writer,
   type: WriteResult['type'],
   punch: LocalizedInstant,
   dryRun: boolean,
