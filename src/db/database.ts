@@ -126,6 +126,13 @@ const STATEMENT_CACHE_SIZE = 500;
 interface RowReader {
   statement: SqliteDatabase.Statement;
   build: BuildRow;
+  /** How many columns `build` expects. */
+  width: number;
+}
+
+function rowReader(statement: SqliteDatabase.Statement): RowReader {
+  const columns = statement.columns().map((c) => c.name);
+  return { statement, build: rowBuilder(columns), width: columns.length };
 }
 
 /*
@@ -164,11 +171,19 @@ function withStatementCache(database: SqliteDatabase.Database) {
       let reader = readers.get(sql);
       if (reader !== undefined) refresh(readers, sql, reader);
       else {
-        const statement = database.prepare(sql).raw(true);
-        reader = { statement, build: rowBuilder(statement.columns().map((c) => c.name)) };
+        reader = rowReader(database.prepare(sql).raw(true));
         remember(readers, sql, reader);
       }
-      return buildRows(reader.build, reader.statement.all(parameters) as unknown[][]);
+      const values = reader.statement.all(parameters) as unknown[][];
+      /*
+       * SQLite prepares a statement again by itself after the schema changed (a `migrate` run beside
+       * the server), and a `t.*` may then name more or fewer columns than the builder was made for.
+       */
+      if (values.length > 0 && values[0]!.length !== reader.width) {
+        reader = rowReader(reader.statement);
+        readers.set(sql, reader);
+      }
+      return buildRows(reader.build, values);
     },
     run(sql: string, parameters: readonly unknown[]): { changes: number } {
       return this.prepare(sql).run(parameters);
