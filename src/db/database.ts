@@ -154,7 +154,7 @@ function withStatementCache(database: SqliteDatabase.Database) {
     map.delete(sql);
     map.set(sql, value);
   };
-  return {
+  const statements = {
     close: () => database.close(),
     prepare(sql: string) {
       const cached = cache.get(sql);
@@ -167,7 +167,7 @@ function withStatementCache(database: SqliteDatabase.Database) {
       return statement;
     },
     /** The rows of a statement that returns data, as objects. */
-    all(sql: string, parameters: readonly unknown[]): Row[] {
+    all: (sql: string, parameters: readonly unknown[]): Row[] => {
       let reader = readers.get(sql);
       if (reader !== undefined) refresh(readers, sql, reader);
       else {
@@ -185,10 +185,10 @@ function withStatementCache(database: SqliteDatabase.Database) {
       }
       return buildRows(reader.build, values);
     },
-    run(sql: string, parameters: readonly unknown[]): { changes: number } {
-      return this.prepare(sql).run(parameters);
-    },
+    run: (sql: string, parameters: readonly unknown[]): { changes: number } =>
+      statements.prepare(sql).run(parameters),
   };
+  return statements;
 }
 
 /** The connection settings of every SQLite connection this service opens (the benchmark's floor uses them too). */
@@ -248,11 +248,7 @@ function sqliteTransactions(
   statements: ReturnType<typeof withStatementCache>,
   lock: ConnectionLock,
 ) {
-  registerDirectConnection(inner, {
-    all: (sql, parameters) => statements.all(sql, parameters),
-    run: (sql, parameters) => statements.run(sql, parameters),
-    ready: () => true,
-  });
+  registerDirectConnection(inner, { all: statements.all, run: statements.run, ready: () => true });
   const trx = inner as unknown as Tx;
   const begin = connection.prepare('begin immediate');
   const commit = connection.prepare('commit');
@@ -303,8 +299,8 @@ export function createStore(
      * and waits, as before), and inside a transaction of this store (see `sqliteTransactions`).
      */
     const direct: DirectConnection = {
-      all: (sql, parameters) => statements.all(sql, parameters),
-      run: (sql, parameters) => statements.run(sql, parameters),
+      all: statements.all,
+      run: statements.run,
       ready: () => !connection.inTransaction,
     };
     registerDirectConnection(db, direct);

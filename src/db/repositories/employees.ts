@@ -33,7 +33,6 @@ export async function findEmployeeByExternalId(
   return byExternalId.executeTakeFirst(db, companyId, externalId);
 }
 
-/** An employee with the time zone of their workplace (null without a workplace or a zone). */
 /*
  * What a time-clock write reads of the employee it records for: who they are and where they work. No
  * more, since every column read costs on every punch (on PostgreSQL pg describes, parses and builds
@@ -41,9 +40,11 @@ export async function findEmployeeByExternalId(
  */
 const WRITER_COLUMNS = ['e.id', 'e.external_id', 'e.workplace_id'] as const;
 
-export type EmployeeWithZone = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'> & {
-  workplace_time_zone: string | null;
-};
+/** The employee a time-clock write records for, as far as it reads them (WRITER_COLUMNS). */
+export type EmployeeForWrite = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'>;
+
+/** That employee with the time zone of their workplace (null without a workplace or a zone). */
+export type EmployeeWithZone = EmployeeForWrite & { workplace_time_zone: string | null };
 
 /** The employee (by `e.id` or `e.external_id`) with their workplace's zone; `lock` adds FOR UPDATE OF e. */
 function withZoneLookup(column: 'e.id' | 'e.external_id', lock: boolean) {

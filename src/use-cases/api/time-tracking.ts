@@ -1,5 +1,6 @@
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../db/database.js';
 import { recordAudit } from '../../db/repositories/audit-log.js';
+import type { EmployeeForWrite } from '../../db/repositories/employees.js';
 import {
   completeSession,
   findDuplicatePunch,
@@ -9,7 +10,7 @@ import {
   insertTimeEntry,
   listTimeEntriesPage,
 } from '../../db/repositories/time-entries.js';
-import type { EmployeeRow, TimeEntryRow } from '../../db/schema.js';
+import type { TimeEntryRow } from '../../db/schema.js';
 import {
   checkPunchWindow,
   DUPLICATE_WINDOW_MS,
@@ -42,9 +43,6 @@ import {
   resolveEmployee,
   resolveEmployeeWithZone,
 } from './employees.js';
-
-/** What a write knows of the employee it records for (see repositories/employees.ts). */
-type Writer = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'>;
 
 export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
 
@@ -102,7 +100,7 @@ function appendNotes(existing: string | null, addition: string | null): string |
 }
 
 interface EmployeeContext {
-  employee: Writer;
+  employee: EmployeeForWrite;
   zone: string | null;
 }
 
@@ -126,7 +124,7 @@ async function loadEmployeeContext(
   return { employee, zone: zone ?? principal.company.timeZone };
 }
 
-function assertBusinessRules(employee: Writer, scheduleId: string | null, workDate: string): void {
+function assertBusinessRules(employee: EmployeeForWrite, scheduleId: string | null, workDate: string): void {
   if (employee.workplace_id === null)
     throw new ApiError('business_rule_violation', 'the employee has no workplace');
   if (scheduleId === null)
@@ -146,7 +144,7 @@ function entryResult(
     TimeEntryRow,
     'id' | 'work_date' | 'status' | 'ends_next_day' | 'start_time' | 'end_time' | 'net_seconds'
   >,
-  employee: Writer,
+  employee: EmployeeForWrite,
   type: WriteResult['type'],
   punch: LocalizedInstant,
   dryRun: boolean,
