@@ -17,11 +17,10 @@ import {
   requestFingerprint,
 } from '../../use-cases/api/idempotency.js';
 import type { WriteOutcome } from '../../use-cases/api/time-tracking.js';
+import { JSON_CONTENT_TYPE, sendJson } from '../json-reply.js';
 import { PROBLEM_CONTENT_TYPE, pathOf } from '../problem.js';
 import { readIdempotencyKey } from '../write-headers.js';
 import { requirePrincipal } from './authenticate.js';
-
-const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Runs a write under the spec's idempotency rules: with a key, the first result (4xx included) is
@@ -37,7 +36,7 @@ export async function runIdempotentWrite(
   const key = readIdempotencyKey(request.headers);
   if (key === null || dryRun) {
     const outcome = await write({ detectDuplicates: key === null });
-    return reply.code(outcome.status).type(JSON_CONTENT_TYPE).send(JSON.stringify(outcome.body));
+    return sendJson(reply, outcome.status, outcome.body);
   }
   const principal = requirePrincipal(request);
   const scope: IdempotencyScope = {

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../../app.js';
 import { listEmployees, setExternalId } from '../../../use-cases/api/employees.js';
+import { sendJson } from '../../json-reply.js';
 import { authenticate, requirePrincipal } from '../../plugins/authenticate.js';
 import { bearerSecurity } from '../../openapi.js';
 import { BODY_ERRORS, errorResponses } from '../../schemas/responses.js';
@@ -37,9 +38,13 @@ export function registerEmployeeRoutes(app: FastifyInstance, services: AppServic
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query as { status?: string; limit?: number; cursor?: string };
-      return listEmployees(services.ctx, services.cursors, requirePrincipal(request), query);
+      return sendJson(
+        reply,
+        200,
+        await listEmployees(services.ctx, services.cursors, requirePrincipal(request), query),
+      );
     },
   );
 

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppServices } from '../../../app.js';
 import { createShift, listTimeEntries, recordClockEvent } from '../../../use-cases/api/time-tracking.js';
+import { sendJson } from '../../json-reply.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../plugins/authenticate.js';
 import { runIdempotentWrite } from '../../plugins/idempotency.js';
 import { bearerSecurity } from '../../openapi.js';
@@ -140,10 +141,14 @@ export function registerTimeClockRoutes(app: FastifyInstance, services: AppServi
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
-      return listTimeEntries(services.ctx, services.cursors, principal, request.query as never);
+      return sendJson(
+        reply,
+        200,
+        await listTimeEntries(services.ctx, services.cursors, principal, request.query as never),
+      );
     },
   );
 }
