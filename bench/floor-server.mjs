@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import { v7 as uuidv7 } from 'uuid';
 import { openSqlite } from '../dist/db/database.js';
 import { createPostgresPool } from '../dist/db/postgres-pool.js';
-import { buildRows, rowBuilder } from '../dist/db/rows.js';
+import { buildRows, rowReader } from '../dist/db/rows.js';
 import { startBackgroundCheckpoints } from '../dist/db/sqlite-checkpoints.js';
 
 const url = process.env.DATABASE_URL ?? '';
@@ -43,11 +43,7 @@ function openDatabase() {
     const readers = new Map();
     const reader = (text) => {
       let r = readers.get(text);
-      if (!r) {
-        const statement = db.prepare(text).raw(true);
-        r = { statement, build: rowBuilder(statement.columns().map((c) => c.name)) };
-        readers.set(text, r);
-      }
+      if (!r) readers.set(text, (r = rowReader(db.prepare(text).raw(true))));
       return r;
     };
     const facade = {

@@ -16,7 +16,7 @@ import {
 import type { DatabaseUrl } from '../config.js';
 import type { PoolClient } from 'pg';
 import { createPostgresPool, type PostgresPool } from './postgres-pool.js';
-import { type BuildRow, buildRows, type Row, rowBuilder } from './rows.js';
+import { buildRows, type Row, type RowReader, rowReader } from './rows.js';
 import { type DirectConnection, registerDirectConnection, registerSendingConnection } from './prepared.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 import type { Database } from './schema.js';
@@ -122,18 +122,6 @@ class ConnectionLock {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
-
-interface RowReader {
-  statement: SqliteDatabase.Statement;
-  build: BuildRow;
-  /** How many columns `build` expects. */
-  width: number;
-}
-
-function rowReader(statement: SqliteDatabase.Statement): RowReader {
-  const columns = statement.columns().map((c) => c.name);
-  return { statement, build: rowBuilder(columns), width: columns.length };
-}
 
 /*
  * Kysely's SQLite driver calls `prepare` for every query, and preparing (parsing and planning the SQL)

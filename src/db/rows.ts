@@ -1,3 +1,5 @@
+import type SqliteDatabase from 'better-sqlite3';
+
 export type Row = Record<string, unknown>;
 export type BuildRow = (values: readonly unknown[]) => Row;
 
@@ -35,4 +37,18 @@ export function buildRows(build: BuildRow, values: readonly (readonly unknown[])
   const rows = new Array<Row>(values.length);
   for (let i = 0; i < values.length; i++) rows[i] = build(values[i]!);
   return rows;
+}
+
+/** A raw-mode SQLite statement with the builder made for its columns. */
+export interface RowReader {
+  statement: SqliteDatabase.Statement;
+  build: BuildRow;
+  /** How many columns `build` expects. */
+  width: number;
+}
+
+/** `statement` must be in raw mode (`statement.raw(true)`). */
+export function rowReader(statement: SqliteDatabase.Statement): RowReader {
+  const columns = statement.columns().map((c) => c.name);
+  return { statement, build: rowBuilder(columns), width: columns.length };
 }
