@@ -55,7 +55,12 @@ export class TokenService {
    * newer ones. Revocation is unaffected: the principal is still checked against the database on
    * every request (use-cases/api/authentication.ts). Failures are never remembered.
    */
-  private readonly verified = new Map<string, TokenClaims>();
+  /*
+   * Keyed by the signature segment, not the whole token: a Map hashes its key on every lookup, and
+   * hashing the request's fresh ~530-character token string cost ~0.7 µs against ~0.2 for the
+   * 86-character signature. The entry keeps the whole token, which must match exactly.
+   */
+  private readonly verified = new Map<string, { token: string; claims: TokenClaims }>();
 
   constructor(
     private readonly db: Db,
@@ -176,17 +181,18 @@ export class TokenService {
 
   /** The claims of a valid token, or null for anything forged, altered, expired or malformed. */
   async verify(token: string): Promise<TokenClaims | null> {
-    const known = this.verified.get(token);
-    if (known !== undefined) {
+    const signature = token.slice(token.lastIndexOf('.') + 1);
+    const known = this.verified.get(signature);
+    if (known !== undefined && known.token === token) {
       // jose's rule: expired once exp <= now - tolerance.
-      if (known.expiresAt.getTime() > this.now() - CLOCK_TOLERANCE_SECONDS * 1000) return known;
-      this.verified.delete(token);
+      if (known.claims.expiresAt.getTime() > this.now() - CLOCK_TOLERANCE_SECONDS * 1000) return known.claims;
+      this.verified.delete(signature);
       return null;
     }
     const claims = await this.verifySignedToken(token);
     if (claims !== null) {
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(token, claims);
+      this.verified.set(signature, { token, claims });
     }
     return claims;
   }

@@ -118,7 +118,13 @@ export function prepareQuery<A extends Value[], R>(
     }
     const { compiled, slots, pipelinedSql } = template;
     const parameters = slots.map((slot, i) => (slot === -1 ? compiled.parameters[i] : args[slot]));
-    return { ...compiled, sql: pipelined ? pipelinedSql : compiled.sql, parameters };
+    // Spelled out: a spread followed by more properties goes through V8's runtime on every call.
+    return {
+      query: compiled.query,
+      queryId: compiled.queryId,
+      sql: pipelined ? pipelinedSql : compiled.sql,
+      parameters,
+    };
   }
 
   async function read(db: Executor, args: A): Promise<R[]> {

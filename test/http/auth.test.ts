@@ -574,6 +574,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       const widened = `${headerPart}.${encodePart({ ...payload, scope: 'attendance.record employees.read' })}.${signature}`;
       const extended = `${headerPart}.${encodePart({ ...payload, exp: (payload.exp as number) + 3600 })}.${signature}`;
 
+      // The genuine token is verified and remembered first: copies that carry its signature under an
+      // altered payload must not be answered from what was remembered.
+      await expectProblem(await server.request(EMPLOYEES, { token }), 403, 'insufficient_scope');
       for (const [label, bad] of Object.entries({ none, noneWithKid, foreign, widened, extended })) {
         const response = await server.request(EMPLOYEES, { token: bad });
         expect(response.status, label).toBe(401);
