@@ -51,14 +51,11 @@ export class TokenService {
    * Checking an ES256 signature was the largest single cost of an authenticated request (about a
    * third of GET /me). A token is immutable, so once its signature, issuer and audience have been
    * checked, the same string needs only its expiry re-checked: tokens that verified are remembered
-   * by their exact text (nothing else can hit the entry), until they expire or are pushed out by
-   * newer ones. Revocation is unaffected: the principal is still checked against the database on
-   * every request (use-cases/api/authentication.ts). Failures are never remembered.
-   */
-  /*
-   * Keyed by the signature segment, not the whole token: a Map hashes its key on every lookup, and
-   * hashing the request's fresh ~530-character token string cost ~0.7 µs against ~0.2 for the
-   * 86-character signature. The entry keeps the whole token, which must match exactly.
+   * until they expire or are pushed out by newer ones. An entry answers only for its exact text; it is
+   * keyed by the signature segment because a Map hashes its key on every lookup, and hashing the
+   * request's fresh ~530-character token cost ~0.7 µs against ~0.2 for the 86-character signature.
+   * Revocation is unaffected: the principal is still checked against the database on every request
+   * (use-cases/api/authentication.ts). Failures are never remembered.
    */
   private readonly verified = new Map<string, { token: string; claims: TokenClaims }>();
 
