@@ -1,5 +1,6 @@
 // One load run with autocannon's programmatic API.
 import autocannon from 'autocannon';
+import { runPaced } from './paced.mjs';
 import { cpuTimeOf, machineCpuTicks, sampleRss, stealShare } from './processes.mjs';
 
 function percentile(sorted, p) {
@@ -10,15 +11,50 @@ function percentile(sorted, p) {
 
 /**
  * Runs `requests` (autocannon request objects) against `url` for `duration` seconds with
- * `connections` connections, optionally at a fixed `overallRate` (requests/s). Samples the server's
- * RSS meanwhile. Latencies are autocannon's (whole milliseconds; at a fixed rate corrected for
- * coordinated omission) plus our own sub-millisecond percentiles of the raw response times.
+ * `connections` connections: as fast as the server answers with autocannon, or at a fixed
+ * `overallRate` (requests/s) with the paced runner. Samples the server's RSS meanwhile.
+ * At full speed, latencies are autocannon's (whole milliseconds) plus our own sub-millisecond
+ * percentiles of the raw response times; at a fixed rate, `latency` counts from the moment each
+ * request was due and `rawLatency` from the moment it was written.
  */
 export async function runLoad({ url, requests, connections, duration, overallRate, pid, title }) {
   const rss = pid ? sampleRss(pid, 100) : null;
   const serverCpuBefore = pid ? cpuTimeOf(pid) : null;
   const harnessCpuBefore = process.cpuUsage();
   const machineBefore = machineCpuTicks();
+  if (overallRate) {
+    const paced = await runPaced({ url, requests, connections, duration, rate: overallRate });
+    const memory = rss ? rss.stop() : null;
+    const serverCpuMs = pid && serverCpuBefore !== null ? cpuTimeOf(pid) - serverCpuBefore : null;
+    const harnessCpu = process.cpuUsage(harnessCpuBefore);
+    const ok = Object.entries(paced.statusCounts)
+      .filter(([status]) => status.startsWith('2'))
+      .reduce((a, [, n]) => a + n, 0);
+    return {
+      title,
+      connections,
+      overallRate,
+      paced: true,
+      durationS: paced.durationS,
+      requests: paced.requests,
+      rps: paced.requests / paced.durationS,
+      okRps: ok / paced.durationS,
+      latency: paced.latency,
+      rawLatency: paced.serviceLatency,
+      unsent: paced.unsent,
+      statusCounts: paced.statusCounts,
+      non2xx: paced.requests - ok,
+      errors: paced.errors + paced.unsent,
+      timeouts: 0,
+      serverCpuUsPerRequest:
+        serverCpuMs !== null && paced.requests > 0 ? (serverCpuMs * 1000) / paced.requests : null,
+      serverCpuShare: serverCpuMs !== null ? serverCpuMs / (paced.durationS * 1000) : null,
+      harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (paced.durationS * 1000),
+      stealShare: stealShare(machineBefore, machineCpuTicks()),
+      peakRssKb: memory?.peakKb ?? null,
+      rssSamples: memory?.samples ?? null,
+    };
+  }
   const raw = [];
   const instance = autocannon({
     url,

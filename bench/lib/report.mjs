@@ -76,7 +76,7 @@ export function tableRows(results) {
         `≥${(s.ratioTarget * 100).toFixed(0)}% ${s.ratioPass ? 'PASS' : 'FAIL'}`,
         `${ms(s.api.max.rawLatency.p50)} / ${fmt(s.api.max.latency.p99)}`,
         half
-          ? `${fmt(half.rps)}: ${ms(half.rawLatency.p50)} / ${fmt(half.latency.p99)} ${s.p99Pass ? 'PASS' : 'FAIL'}`
+          ? `${fmt(half.rps)}: ${ms(half.latency.p50)} / ${ms(half.latency.p99)} ${s.p99Pass ? 'PASS' : 'FAIL'}`
           : '—',
         `${mb(s.floor?.peakRssKb)} / ${mb(s.api.max.peakRssKb)}`,
         `${pct(s.floor?.stealShare)} / ${pct(s.api.max.stealShare)}`,
