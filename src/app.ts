@@ -14,7 +14,7 @@ import { ApiError, type ErrorName, validationError } from './errors.js';
 import { createCursorCodec } from './http/cursor.js';
 import { requestLogger } from './http/request-logger.js';
 import { PROBLEM_CONTENT_TYPE, type ProblemBody, pathOf, problemBody } from './http/problem.js';
-import { unchargedRateLimitHeaders } from './http/rate-limit/headers.js';
+import { RATE_LIMIT_HEADER_DISPLAY_NAMES, unchargedRateLimitHeaders } from './http/rate-limit/headers.js';
 import { SlidingWindowLimiter } from './http/rate-limit/sliding-window.js';
 import { DOCS_PATH, registerOpenApi } from './http/openapi.js';
 import { registerHealthRoutes } from './http/routes/health.js';
@@ -145,7 +145,7 @@ export async function buildApp(
           ? '431 Request Header Fields Too Large'
           : '400 Bad Request';
       const rateLimit = Object.entries(unchargedRateLimitHeaders(services.resourceLimiter))
-        .map(([name, value]) => `${name}: ${value}\r\n`)
+        .map(([name, value]) => `${RATE_LIMIT_HEADER_DISPLAY_NAMES[name] ?? name}: ${value}\r\n`)
         .join('');
       socket.end(
         `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n${rateLimit}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,

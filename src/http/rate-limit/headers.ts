@@ -8,17 +8,28 @@ export interface RateLimitHeaderInput {
 
 /**
  * Emits both the IETF draft fields (RateLimit-Policy / RateLimit) and the legacy X-RateLimit-*
- * trio, because client libraries in the wild read one or the other.
+ * trio, because client libraries in the wild read one or the other. The names are lowercase, as
+ * Fastify stores and sends them: it lowercases every name it is given, and a mixed-case name would
+ * cost a fresh string, and a fresh property key, on every response.
  */
 export function rateLimitHeaders(r: RateLimitHeaderInput, windowSeconds: number): Record<string, string> {
   return {
-    'RateLimit-Policy': `apikey;q=${r.limit};w=${windowSeconds}`,
-    RateLimit: `limit=${r.limit}, remaining=${r.remaining}, reset=${r.resetSeconds}`,
-    'X-RateLimit-Limit': String(r.limit),
-    'X-RateLimit-Remaining': String(r.remaining),
-    'X-RateLimit-Reset': String(r.resetSeconds),
+    'ratelimit-policy': `apikey;q=${r.limit};w=${windowSeconds}`,
+    ratelimit: `limit=${r.limit}, remaining=${r.remaining}, reset=${r.resetSeconds}`,
+    'x-ratelimit-limit': String(r.limit),
+    'x-ratelimit-remaining': String(r.remaining),
+    'x-ratelimit-reset': String(r.resetSeconds),
   };
 }
+
+/** How the names are written where the service writes a response itself, outside Fastify. */
+export const RATE_LIMIT_HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> = {
+  'ratelimit-policy': 'RateLimit-Policy',
+  ratelimit: 'RateLimit',
+  'x-ratelimit-limit': 'X-RateLimit-Limit',
+  'x-ratelimit-remaining': 'X-RateLimit-Remaining',
+  'x-ratelimit-reset': 'X-RateLimit-Reset',
+};
 
 /** The headers of `quota`, an answer of `limiter`, whose window is the policy's. */
 export function quotaHeaders(
