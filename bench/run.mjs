@@ -671,7 +671,7 @@ function evaluateTargets(results) {
         name: `${db.name} GET /time-entries at ${g.bigEntries} entries within 1.5x of its latency at ${g.smallEntries}`,
         kind: 'growth',
         pass: ratio <= 1.5,
-        detail: `p50 ${g.p50Big.toFixed(2)} vs ${g.p50Small.toFixed(2)} ms = ${ratio.toFixed(2)}x (p99 ${g.p99Big} vs ${g.p99Small} ms; max ${g.maxRpsBig.toFixed(0)} vs ${g.maxRpsSmall.toFixed(0)} req/s)`,
+        detail: `p50 ${g.p50Big.toFixed(2)} vs ${g.p50Small.toFixed(2)} ms = ${ratio.toFixed(2)}x (p99 ${Number(g.p99Big).toFixed(2)} vs ${Number(g.p99Small).toFixed(2)} ms; max ${g.maxRpsBig.toFixed(0)} vs ${g.maxRpsSmall.toFixed(0)} req/s)`,
       });
     }
     if (db.steady) {
