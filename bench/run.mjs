@@ -240,7 +240,7 @@ async function measure({ servers, scenario }) {
     return measured({ duration: settings.halfDurationS, overallRate: rate });
   };
   const describe = (r) =>
-    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${Number(r.latency.p99).toFixed(2)} ms${r.paced ? ` (from the write: p50 ${r.rawLatency.p50?.toFixed(2)}, p99 ${r.rawLatency.p99?.toFixed(2)} ms)` : ''}, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, steal ${r.stealShare === null ? 'n/a' : `${(r.stealShare * 100).toFixed(0)}%`}, ${JSON.stringify(r.statusCounts)}`;
+    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${Number(r.latency.p99).toFixed(2)} ms${r.paced ? ` (from the write: p50 ${r.rawLatency.p50?.toFixed(2)}, p99 ${r.rawLatency.p99?.toFixed(2)} ms; sent late by the load generator: p99 ${r.sendLag.p99?.toFixed(2)}, max ${r.sendLag.max?.toFixed(1)} ms)` : ''}, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, steal ${r.stealShare === null ? 'n/a' : `${(r.stealShare * 100).toFixed(0)}%`}, ${JSON.stringify(r.statusCounts)}`;
   const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
   const target = scenario.kind === 'write' ? 0.5 : 0.6;
   log(`  ${scenario.label}: warm-up…`);

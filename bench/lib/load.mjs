@@ -41,6 +41,7 @@ export async function runLoad({ url, requests, connections, duration, overallRat
       okRps: ok / paced.durationS,
       latency: paced.latency,
       rawLatency: paced.serviceLatency,
+      sendLag: paced.sendLag,
       unsent: paced.unsent,
       statusCounts: paced.statusCounts,
       non2xx: paced.requests - ok,

@@ -38,11 +38,15 @@ export async function runPaced({ url, requests, connections, duration, rate }) {
   const clients = Array.from({ length: connections }, () => ({
     client: new Client(url, { pipelining: 1, keepAliveTimeout: 60_000 }),
     context: {},
+    idleSince: 0,
   }));
   const idle = [...clients];
   const due = [];
   const scheduled = []; // latency from the moment the request was due
   const service = []; // latency from the moment it was written
+  // How late a request went out although a connection was free when it was due: the load generator's
+  // own pauses (its GC, the scheduler, stolen CPU), which the latency from the due time includes.
+  const sendLag = [];
   const statusCounts = {};
   let errors = 0;
   let sent = 0;
@@ -62,6 +66,7 @@ export async function runPaced({ url, requests, connections, duration, rate }) {
     const base = requests[template++ % requests.length];
     const request = base.setupRequest ? base.setupRequest({ ...base }, slot.context) : base;
     const written = performance.now();
+    sendLag.push(written - Math.max(dueAt, slot.idleSince));
     inFlight++;
     slot.client
       .request({
@@ -83,6 +88,7 @@ export async function runPaced({ url, requests, connections, duration, rate }) {
       })
       .finally(() => {
         inFlight--;
+        slot.idleSince = performance.now();
         idle.push(slot);
         dispatch();
         finishIfDone();
@@ -90,7 +96,8 @@ export async function runPaced({ url, requests, connections, duration, rate }) {
   };
 
   function dispatch() {
-    while (due.length > 0 && idle.length > 0) send(idle.pop(), due.shift());
+    // The connection idle longest first, so that sendLag measures from the earliest free one.
+    while (due.length > 0 && idle.length > 0) send(idle.shift(), due.shift());
   }
 
   let timer;
@@ -125,5 +132,6 @@ export async function runPaced({ url, requests, connections, duration, rate }) {
     errors: errors + inFlight,
     latency: summary(scheduled),
     serviceLatency: summary(service),
+    sendLag: summary(sendLag),
   };
 }

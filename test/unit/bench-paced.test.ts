@@ -12,6 +12,7 @@ type Paced = {
   statusCounts: Record<string, number>;
   latency: Summary;
   serviceLatency: Summary;
+  sendLag: Summary;
 };
 const pacedPath = '../../bench/lib/paced.mjs';
 const { runPaced } = (await import(pacedPath)) as {
@@ -73,6 +74,26 @@ describe('fixed-rate load runner', () => {
     expect(result.latency.max).toBeGreaterThanOrEqual(110);
     expect(result.latency.p90).toBeGreaterThan(result.serviceLatency.p90);
     expect(result.serviceLatency.max).toBeLessThan(result.latency.max);
+  });
+
+  it("tells the load generator's own pauses apart as requests sent late with a connection free", async () => {
+    arrivals = [];
+    stallOnRequest = -1;
+    const pause = setTimeout(() => {
+      const until = performance.now() + 120;
+      while (performance.now() < until); // the load generator's thread, stalled
+    }, 300);
+    const result = await runPaced({
+      url,
+      requests: [{ method: 'GET', path: '/client-pause' }],
+      connections: 4,
+      duration: 1,
+      rate: 200,
+    });
+    clearTimeout(pause);
+    expect(result.requests).toBe(200);
+    expect(result.sendLag.max).toBeGreaterThanOrEqual(100);
+    expect(result.latency.max).toBeGreaterThanOrEqual(100);
   });
 
   it('calls setupRequest and onResponse with one context per connection', async () => {
