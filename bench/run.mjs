@@ -230,9 +230,8 @@ async function measure({ servers, scenario }) {
       });
   };
   const run = async (server, phase, options) => (await prepare(server, phase))(options);
-  // A fixed-rate run follows its own warm-up at that rate with no pause between them: provisioning the
-  // next run's employees, or the seconds since the last run, leave a server whose heap the idle GC has
-  // shrunk and whose first requests reconnect, which belongs to no steady rate.
+  // A fixed-rate run follows its own warm-up at that rate with no pause between them: the API's first few
+  // hundred milliseconds at a new rate are slow (docs/performance.md, round 7), which is no steady rate.
   const atRate = async (server, name, rate) => {
     const warm = await prepare(server, `${name}HalfWarm`);
     const measured = await prepare(server, `${name}Half`);
@@ -240,7 +239,7 @@ async function measure({ servers, scenario }) {
     return measured({ duration: settings.halfDurationS, overallRate: rate });
   };
   const describe = (r) =>
-    `${r.rps.toFixed(0)} req/s, p50 ${r.rawLatency.p50?.toFixed(2)} ms, p99 ${Number(r.latency.p99).toFixed(2)} ms${r.paced ? ` (from the write: p50 ${r.rawLatency.p50?.toFixed(2)}, p99 ${r.rawLatency.p99?.toFixed(2)} ms; sent late by the load generator: p99 ${r.sendLag.p99?.toFixed(2)}, max ${r.sendLag.max?.toFixed(1)} ms)` : ''}, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, steal ${r.stealShare === null ? 'n/a' : `${(r.stealShare * 100).toFixed(0)}%`}, ${JSON.stringify(r.statusCounts)}`;
+    `${r.rps.toFixed(0)} req/s, p50 ${(r.paced ? r.latency : r.rawLatency).p50?.toFixed(2)} ms, p99 ${Number(r.latency.p99).toFixed(2)} ms${r.paced ? ` (from the write: p50 ${r.rawLatency.p50?.toFixed(2)}, p99 ${r.rawLatency.p99?.toFixed(2)} ms; sent late by the load generator: p99 ${r.sendLag.p99?.toFixed(2)}, max ${r.sendLag.max?.toFixed(1)} ms)` : ''}, server CPU ${r.serverCpuUsPerRequest?.toFixed(0)} µs/req (${(r.serverCpuShare * 100).toFixed(0)}%), load generator ${(r.harnessCpuShare * 100).toFixed(0)}%, steal ${r.stealShare === null ? 'n/a' : `${(r.stealShare * 100).toFixed(0)}%`}, ${JSON.stringify(r.statusCounts)}`;
   const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
   const target = scenario.kind === 'write' ? 0.5 : 0.6;
   log(`  ${scenario.label}: warm-up…`);

@@ -1,12 +1,56 @@
-// One load run with autocannon's programmatic API.
+// One load run: autocannon at full speed, or the paced runner at a fixed rate.
 import autocannon from 'autocannon';
-import { runPaced } from './paced.mjs';
+import { runPaced, summary } from './paced.mjs';
 import { cpuTimeOf, machineCpuTicks, sampleRss, stealShare } from './processes.mjs';
 
-function percentile(sorted, p) {
-  if (sorted.length === 0) return null;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index];
+/** As fast as the server answers, with autocannon. */
+async function runFlatOut({ url, requests, connections, duration, title }) {
+  const raw = [];
+  const instance = autocannon({
+    url,
+    requests,
+    connections,
+    duration,
+    timeout: 10,
+    // autocannon checks for the end of a run on each sample tick (default every second): with 100 ms
+    // a run lasts its duration, not the next whole second. Throughput is computed from the total.
+    sampleInt: 100,
+    title,
+  });
+  instance.on('response', (_client, _status, _bytes, responseTime) => raw.push(responseTime));
+  const result = await instance;
+  return {
+    durationS: result.duration,
+    statusCounts: Object.fromEntries(
+      Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]),
+    ),
+    latency: {
+      p50: result.latency.p50,
+      p90: result.latency.p90,
+      p99: result.latency.p99,
+      max: result.latency.max,
+      mean: result.latency.mean,
+    },
+    rawLatency: summary(raw),
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+/** At `rate` requests/s, with the paced runner. */
+async function runAtRate({ url, requests, connections, duration, rate }) {
+  const paced = await runPaced({ url, requests, connections, duration, rate });
+  return {
+    paced: true,
+    durationS: paced.durationS,
+    statusCounts: paced.statusCounts,
+    latency: paced.latency,
+    rawLatency: paced.serviceLatency,
+    sendLag: paced.sendLag,
+    unsent: paced.unsent,
+    errors: paced.errors + paced.unsent,
+    timeouts: 0,
+  };
 }
 
 /**
@@ -22,95 +66,30 @@ export async function runLoad({ url, requests, connections, duration, overallRat
   const serverCpuBefore = pid ? cpuTimeOf(pid) : null;
   const harnessCpuBefore = process.cpuUsage();
   const machineBefore = machineCpuTicks();
-  if (overallRate) {
-    const paced = await runPaced({ url, requests, connections, duration, rate: overallRate });
-    const memory = rss ? rss.stop() : null;
-    const serverCpuMs = pid && serverCpuBefore !== null ? cpuTimeOf(pid) - serverCpuBefore : null;
-    const harnessCpu = process.cpuUsage(harnessCpuBefore);
-    const ok = Object.entries(paced.statusCounts)
-      .filter(([status]) => status.startsWith('2'))
-      .reduce((a, [, n]) => a + n, 0);
-    return {
-      title,
-      connections,
-      overallRate,
-      paced: true,
-      durationS: paced.durationS,
-      requests: paced.requests,
-      rps: paced.requests / paced.durationS,
-      okRps: ok / paced.durationS,
-      latency: paced.latency,
-      rawLatency: paced.serviceLatency,
-      sendLag: paced.sendLag,
-      unsent: paced.unsent,
-      statusCounts: paced.statusCounts,
-      non2xx: paced.requests - ok,
-      errors: paced.errors + paced.unsent,
-      timeouts: 0,
-      serverCpuUsPerRequest:
-        serverCpuMs !== null && paced.requests > 0 ? (serverCpuMs * 1000) / paced.requests : null,
-      serverCpuShare: serverCpuMs !== null ? serverCpuMs / (paced.durationS * 1000) : null,
-      harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (paced.durationS * 1000),
-      stealShare: stealShare(machineBefore, machineCpuTicks()),
-      peakRssKb: memory?.peakKb ?? null,
-      rssSamples: memory?.samples ?? null,
-    };
-  }
-  const raw = [];
-  const instance = autocannon({
-    url,
-    requests,
-    connections,
-    duration,
-    ...(overallRate ? { overallRate } : {}),
-    timeout: 10,
-    // autocannon checks for the end of a run on each sample tick (default every second): with 100 ms
-    // a run lasts its duration, not the next whole second. Throughput is computed from the total.
-    sampleInt: 100,
-    title,
-  });
-  instance.on('response', (_client, _status, _bytes, responseTime) => raw.push(responseTime));
-  const result = await instance;
+  const run = overallRate
+    ? await runAtRate({ url, requests, connections, duration, rate: overallRate })
+    : await runFlatOut({ url, requests, connections, duration, title });
   const memory = rss ? rss.stop() : null;
   const serverCpuMs = pid && serverCpuBefore !== null ? cpuTimeOf(pid) - serverCpuBefore : null;
   const harnessCpu = process.cpuUsage(harnessCpuBefore);
   const steal = stealShare(machineBefore, machineCpuTicks());
-  raw.sort((a, b) => a - b);
-  const statusCounts = Object.fromEntries(
-    Object.entries(result.statusCodeStats ?? {}).map(([status, { count }]) => [status, Number(count)]),
-  );
-  const total = Object.values(statusCounts).reduce((a, b) => a + b, 0);
-  const ok = Object.entries(statusCounts)
+  const total = Object.values(run.statusCounts).reduce((a, b) => a + b, 0);
+  const ok = Object.entries(run.statusCounts)
     .filter(([status]) => status.startsWith('2'))
     .reduce((a, [, n]) => a + n, 0);
   return {
     title,
     connections,
     overallRate: overallRate ?? null,
-    durationS: result.duration,
+    ...run,
     requests: total,
-    rps: total / result.duration,
-    okRps: ok / result.duration,
-    latency: {
-      p50: result.latency.p50,
-      p90: result.latency.p90,
-      p99: result.latency.p99,
-      max: result.latency.max,
-      mean: result.latency.mean,
-    },
-    rawLatency: {
-      p50: percentile(raw, 50),
-      p99: percentile(raw, 99),
-      mean: raw.length ? raw.reduce((a, b) => a + b, 0) / raw.length : null,
-    },
-    statusCounts,
+    rps: total / run.durationS,
+    okRps: ok / run.durationS,
     non2xx: total - ok,
-    errors: result.errors,
-    timeouts: result.timeouts,
     // Server CPU per request (µs) and the load generator's own CPU share: context for the ratios.
     serverCpuUsPerRequest: serverCpuMs !== null && total > 0 ? (serverCpuMs * 1000) / total : null,
-    serverCpuShare: serverCpuMs !== null ? serverCpuMs / (result.duration * 1000) : null,
-    harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (result.duration * 1000),
+    serverCpuShare: serverCpuMs !== null ? serverCpuMs / (run.durationS * 1000) : null,
+    harnessCpuShare: (harnessCpu.user + harnessCpu.system) / 1000 / (run.durationS * 1000),
     // A virtual machine's CPUs lose this share of their time to other guests: the run measured less.
     stealShare: steal,
     peakRssKb: memory?.peakKb ?? null,

@@ -17,7 +17,8 @@ function percentile(sorted, p) {
   return sorted[index];
 }
 
-function summary(values) {
+/** Percentiles, maximum and mean of latencies in milliseconds (sorts `values` in place). */
+export function summary(values) {
   values.sort((a, b) => a - b);
   return {
     p50: percentile(values, 50),

@@ -39,16 +39,15 @@ describe('fixed-rate load runner', () => {
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-  it('spaces requests evenly over the run instead of sending each second in one burst', async () => {
+  /** GETs `path` at `rate` for `duration` seconds; the server stalls on its `stallOn`-th request. */
+  const pace = (path: string, connections: number, duration: number, rate: number, stallOn = -1) => {
     arrivals = [];
-    stallOnRequest = -1;
-    const result = await runPaced({
-      url,
-      requests: [{ method: 'GET', path: '/even' }],
-      connections: 4,
-      duration: 1,
-      rate: 200,
-    });
+    stallOnRequest = stallOn;
+    return runPaced({ url, requests: [{ method: 'GET', path }], connections, duration, rate });
+  };
+
+  it('spaces requests evenly over the run instead of sending each second in one burst', async () => {
+    const result = await pace('/even', 4, 1, 200);
     expect(result.requests).toBe(200);
     expect(result.statusCounts).toEqual({ '200': 200 });
     expect(result.unsent + result.errors).toBe(0);
@@ -59,15 +58,7 @@ describe('fixed-rate load runner', () => {
   });
 
   it('counts a request that waited for a connection from the moment it was due', async () => {
-    arrivals = [];
-    stallOnRequest = 50;
-    const result = await runPaced({
-      url,
-      requests: [{ method: 'GET', path: '/stall' }],
-      connections: 2,
-      duration: 1,
-      rate: 200,
-    });
+    const result = await pace('/stall', 2, 1, 200, 50);
     expect(result.requests).toBe(200);
     // The stall holds the answer of the request that caused it and of those due meanwhile: ~24 of them
     // queue behind two busy connections, and each is counted from its own due time.
@@ -77,19 +68,11 @@ describe('fixed-rate load runner', () => {
   });
 
   it("tells the load generator's own pauses apart as requests sent late with a connection free", async () => {
-    arrivals = [];
-    stallOnRequest = -1;
     const pause = setTimeout(() => {
       const until = performance.now() + 120;
       while (performance.now() < until); // the load generator's thread, stalled
     }, 300);
-    const result = await runPaced({
-      url,
-      requests: [{ method: 'GET', path: '/client-pause' }],
-      connections: 4,
-      duration: 1,
-      rate: 200,
-    });
+    const result = await pace('/client-pause', 4, 1, 200);
     clearTimeout(pause);
     expect(result.requests).toBe(200);
     expect(result.sendLag.max).toBeGreaterThanOrEqual(100);
