@@ -43,6 +43,8 @@ export function startProcess(name, args, env, { nodeFlags = [], readyTimeoutMs =
     name,
     url,
     pid: child.pid,
+    /** What it printed so far (the last few kB once it has printed more than 64 kB). */
+    stdout: () => stdout,
     stderr: () => stderr,
     /** SIGTERM, then wait for a clean exit (the server finishes in-flight requests and exits 0). */
     async stop(timeoutMs = 20_000) {
