@@ -2,7 +2,7 @@
 // What a GET /me that does only what the spec requires costs against the floor's bare route, on the
 // embedded database (docs/performance.md, round 8). After `npm run build`:
 //
-//   node bench/me-minimum.mjs [--duration=8] [--warmup=4] [--rounds=2] [--connections=10]
+//   node bench/me-minimum.mjs [--duration=8] [--warmup=4] [--rounds=2] [--connections=10] [--api-root=<dir>]
 //
 // Servers, each its own process on one SQLite file holding the demo company:
 //   floor       the floor's route: the principal's select (the same statement, raw rows), returned as is;
@@ -11,7 +11,8 @@
 //               expiry formatted per request);
 //   spec-hooks  the same, with a generated request id and the select and the correlation id in two
 //               asynchronous onRequest hooks, as the API has them;
-//   api         the API itself (`dist/cli/main.js serve`, limits raised as in the benchmark).
+//   api         the API itself (`dist/cli/main.js serve` of this checkout, or of --api-root, e.g. another
+//               build to compare; limits raised as in the benchmark).
 // Rounds interleave the servers; each server's best round counts. Reported per server: requests/s,
 // server CPU per request, and the ratio to the floor.
 import { randomUUID } from 'node:crypto';
@@ -110,7 +111,12 @@ async function compare() {
       TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000',
     };
     // The API seeds the demo company and prints its key; it listens once it has done so.
-    const api = await startProcess('api', [join(ROOT, 'dist/cli/main.js'), 'serve', '--demo-if-empty'], env);
+    const apiRoot = option('api-root', ROOT);
+    const api = await startProcess(
+      'api',
+      [join(apiRoot, 'dist/cli/main.js'), 'serve', '--demo-if-empty'],
+      env,
+    );
     servers.push(api);
     const { clientId, secret } = await demoKeyOf(api);
     const tokenResponse = await fetch(`${api.url}/api/public/v1/oauth/token`, {

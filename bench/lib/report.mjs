@@ -62,6 +62,15 @@ function pct(share) {
   return share === null || share === undefined ? '—' : `${(share * 100).toFixed(0)}%`;
 }
 
+/**
+ * How far the worst of a side's max-load rounds fell below its best: on a machine whose speed drifts
+ * (docs/performance.md, round 8) one run's ratio can hang on a single fast or slow round.
+ */
+function worstOfBest(rounds) {
+  if (!rounds || rounds.length < 2) return '—';
+  return `${((100 * Math.min(...rounds)) / Math.max(...rounds)).toFixed(0)}%`;
+}
+
 export function tableRows(results) {
   const rows = [];
   for (const db of results.databases) {
@@ -80,6 +89,7 @@ export function tableRows(results) {
           : '—',
         `${mb(s.floor?.peakRssKb)} / ${mb(s.api.max.peakRssKb)}`,
         `${pct(s.floor?.stealShare)} / ${pct(s.api.max.stealShare)}`,
+        `${worstOfBest(s.rounds?.floorRps)} / ${worstOfBest(s.rounds?.apiRps)}`,
         String(s.non2xx),
       ]);
     }
@@ -98,6 +108,7 @@ export const TABLE_HEADER = [
   'half rate: req/s: p50 / p99 ms (p99<25)',
   'peak RSS MB floor / API',
   'CPU stolen floor / API',
+  'worst round of best floor / API',
   'non-2xx',
 ];
 
