@@ -15,6 +15,7 @@ import { openSqlite } from '../dist/db/database.js';
 import { createPostgresPool } from '../dist/db/postgres-pool.js';
 import { buildRows, rowReader } from '../dist/db/rows.js';
 import { startBackgroundCheckpoints } from '../dist/db/sqlite-checkpoints.js';
+import { PRINCIPAL_BY_KEY_ID } from './lib/floor-statements.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
 const PREFIX = '/api/public/v1';
@@ -217,11 +218,7 @@ app.post(`${PREFIX}/oauth/token`, async (request) => {
 
 // The per-request principal lookup (a primary-key select with the company joined).
 app.get(`${PREFIX}/me`, async (request) => {
-  const row = await db.one(
-    `select k.company_id, k.revoked_at, k.expires_at, k.scopes, c.api_access, c.time_zone, c.time_tracking
-       from api_keys k join companies c on c.id = k.company_id where k.id = ?`,
-    [request.headers['x-bench-key-id']],
-  );
+  const row = await db.one(PRINCIPAL_BY_KEY_ID, [request.headers['x-bench-key-id']]);
   return row;
 });
 

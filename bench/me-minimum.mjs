@@ -19,17 +19,16 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath, URLSearchParams } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { commandLine } from './lib/cli.mjs';
+import { PRINCIPAL_BY_KEY_ID } from './lib/floor-statements.mjs';
 import { runLoad } from './lib/load.mjs';
 import { startProcess } from './lib/processes.mjs';
+import { fetchToken } from './lib/token.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PATH = '/api/public/v1/me';
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const found = args.find((a) => a.startsWith(`--${name}=`));
-  return found ? found.slice(name.length + 3) : fallback;
-};
+const { option } = commandLine();
 
 const variant = option('serve', null);
 if (variant !== null) await serveVariant(variant);
@@ -41,14 +40,7 @@ async function serveVariant(name) {
   const { rowReader } = await import('../dist/db/rows.js');
   const { rateLimitHeaders } = await import('../dist/http/rate-limit/headers.js');
   const db = openSqlite(process.env.DATABASE_URL.slice('sqlite:'.length));
-  const { statement, build } = rowReader(
-    db
-      .prepare(
-        `select k.company_id, k.revoked_at, k.expires_at, k.scopes, c.api_access, c.time_zone, c.time_tracking
-           from api_keys k join companies c on c.id = k.company_id where k.id = ?`,
-      )
-      .raw(true),
-  );
+  const { statement, build } = rowReader(db.prepare(PRINCIPAL_BY_KEY_ID).raw(true));
   const keyId = process.env.BENCH_KEY_ID;
   const principal = async () => build(statement.get(keyId));
   const me = JSON.parse(process.env.BENCH_ME_BODY);
@@ -118,33 +110,24 @@ async function compare() {
       env,
     );
     servers.push(api);
-    const { clientId, secret } = await demoKeyOf(api);
-    const tokenResponse = await fetch(`${api.url}/api/public/v1/oauth/token`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({
-        grant_type: 'client_credentials',
-        client_id: clientId,
-        client_secret: secret,
-      }),
-    });
-    const token = (await tokenResponse.json()).access_token;
+    const { clientId, secret } = demoKeyOf(api);
+    const token = await fetchToken(api.url, clientId, secret);
     const headers = { authorization: `Bearer ${token}` };
     const meResponse = await fetch(`${api.url}${PATH}`, { headers });
     if (meResponse.status !== 200) throw new Error(`GET /me answered ${meResponse.status}`);
     const meBody = await meResponse.json();
     const variantEnv = { ...env, BENCH_KEY_ID: meBody.id, BENCH_ME_BODY: JSON.stringify(meBody) };
-    for (const name of ['floor', 'spec', 'spec-hooks'])
-      servers.push(
-        Object.assign(
-          await startProcess(name, [fileURLToPath(import.meta.url), `--serve=${name}`], variantEnv),
-          {
-            label: name,
-          },
-        ),
+    const order = [];
+    for (const label of ['floor', 'spec', 'spec-hooks']) {
+      const server = await startProcess(
+        label,
+        [fileURLToPath(import.meta.url), `--serve=${label}`],
+        variantEnv,
       );
-    api.label = 'api';
-    const order = [servers[1], servers[2], servers[3], api];
+      servers.push(server);
+      order.push({ label, server });
+    }
+    order.push({ label: 'api', server: api });
     const requests = [{ method: 'GET', path: PATH, headers }];
     const run = (server, duration, title) =>
       runLoad({
@@ -155,24 +138,23 @@ async function compare() {
         pid: server.pid,
         title,
       });
-    for (const server of order) await run(server, settings.warmup, `${server.label}-warm`);
+    for (const { label, server } of order) await run(server, settings.warmup, `${label}-warm`);
     const best = new Map();
     for (let round = 1; round <= settings.rounds; round++)
-      for (const server of order) {
-        const result = await run(server, settings.duration, `${server.label}-${round}`);
-        if (result.non2xx > 0) throw new Error(`${server.label}: ${result.non2xx} answers were not 2xx`);
+      for (const { label, server } of order) {
+        const result = await run(server, settings.duration, `${label}-${round}`);
+        if (result.non2xx > 0) throw new Error(`${label}: ${result.non2xx} answers were not 2xx`);
         console.log(
-          `  round ${round} ${server.label.padEnd(10)} ${Math.round(result.rps)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(0)} µs/req, steal ${Math.round((result.stealShare ?? 0) * 100)}%`,
+          `  round ${round} ${label.padEnd(10)} ${Math.round(result.rps)} req/s, server CPU ${result.serverCpuUsPerRequest.toFixed(0)} µs/req, steal ${Math.round((result.stealShare ?? 0) * 100)}%`,
         );
-        if (!best.has(server.label) || result.rps > best.get(server.label).rps)
-          best.set(server.label, result);
+        if (!best.has(label) || result.rps > best.get(label).rps) best.set(label, result);
       }
     const floor = best.get('floor');
     console.log('\nserver      best req/s  its CPU µs/req  of the floor');
-    for (const server of order) {
-      const r = best.get(server.label);
+    for (const { label } of order) {
+      const r = best.get(label);
       console.log(
-        `${server.label.padEnd(10)}  ${String(Math.round(r.rps)).padStart(10)}  ${r.serverCpuUsPerRequest.toFixed(0).padStart(14)}  ${String(Math.round((100 * r.rps) / floor.rps)).padStart(11)}%`,
+        `${label.padEnd(10)}  ${String(Math.round(r.rps)).padStart(10)}  ${r.serverCpuUsPerRequest.toFixed(0).padStart(14)}  ${String(Math.round((100 * r.rps) / floor.rps)).padStart(11)}%`,
       );
     }
   } finally {
@@ -182,7 +164,7 @@ async function compare() {
 }
 
 /** The demo key the API printed on its first start. */
-async function demoKeyOf(api) {
+function demoKeyOf(api) {
   const text = api.stdout();
   const clientId = /client id: (\S+)/.exec(text)?.[1];
   const secret = /secret:\s+(\S+)/.exec(text)?.[1];

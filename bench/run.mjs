@@ -11,11 +11,13 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath, URLSearchParams } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { commandLine } from './lib/cli.mjs';
 import { runLoad } from './lib/load.mjs';
 import { refreshTokens, writeOutsideRequests } from './lib/outside.mjs';
 import { memoryOf, startProcess } from './lib/processes.mjs';
+import { fetchToken } from './lib/token.mjs';
 import {
   analyze,
   bulkEmployees,
@@ -54,12 +56,7 @@ const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.
 // ---------------------------------------------------------------------------------------------------
 // Options
 
-const args = process.argv.slice(2);
-const flag = (name) => args.includes(`--${name}`);
-const option = (name, fallback) => {
-  const found = args.find((a) => a.startsWith(`--${name}=`));
-  return found ? found.slice(name.length + 3) : fallback;
-};
+const { flag, option } = commandLine();
 const quick = flag('quick');
 const settings = {
   quick,
@@ -185,19 +182,9 @@ function startPerf(pid, name) {
   };
 }
 
-async function fetchToken(server, fixture) {
-  const response = await fetch(`${server.url}/api/public/v1/oauth/token`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      grant_type: 'client_credentials',
-      client_id: fixture.key.clientId,
-      client_secret: fixture.key.secret,
-    }).toString(),
-  });
-  if (response.status !== 200)
-    throw new Error(`token request failed: ${response.status} ${await response.text()}`);
-  return (await response.json()).access_token;
+/** A token for `fixture`'s key, from the API under test. */
+function fetchFixtureToken(server, fixture) {
+  return fetchToken(server.url, fixture.key.clientId, fixture.key.secret);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -217,7 +204,7 @@ async function measure({ servers, scenario }) {
   const c = scenario.connections ?? settings.connections;
   // Provisions a run's requests (and, for writes, its employees) and returns the run, ready to start.
   const prepare = async (server, phase) => {
-    const token = scenario.fixture ? await fetchToken(servers.api, scenario.fixture) : null;
+    const token = scenario.fixture ? await fetchFixtureToken(servers.api, scenario.fixture) : null;
     const requests = await scenario.build(phase, token, problems, `r${++runCounter}`);
     return (options) =>
       runLoad({
@@ -481,10 +468,10 @@ async function benchDatabase(kind) {
       const clockResult = result.scenarios.find((s) => s.key === 'clock');
       const rate = Math.max(50, Math.floor((clockResult?.api.max.rps ?? 1000) * 0.5));
       const toks = {
-        clock: await fetchToken(servers.api, clock),
-        reads: await fetchToken(servers.api, reads),
-        staff: await fetchToken(servers.api, staff),
-        tokens: await fetchToken(servers.api, tokens),
+        clock: await fetchFixtureToken(servers.api, clock),
+        reads: await fetchFixtureToken(servers.api, reads),
+        staff: await fetchFixtureToken(servers.api, staff),
+        tokens: await fetchFixtureToken(servers.api, tokens),
       };
       const problems = makeProblemLog();
       const mix = async (phase) => [
@@ -578,7 +565,7 @@ async function serveForOutside({ kind, servers, scenarios, fixtures }) {
   const dir = join(BENCH_DIR, 'tmp', 'outside', kind);
   const tokenCache = new Map();
   servers.tokenFor = async (fixture) => {
-    if (!tokenCache.has(fixture)) tokenCache.set(fixture, await fetchToken(servers.api, fixture));
+    if (!tokenCache.has(fixture)) tokenCache.set(fixture, await fetchFixtureToken(servers.api, fixture));
     return tokenCache.get(fixture);
   };
   log(`  writing the requests into ${dir}…`);

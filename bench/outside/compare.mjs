@@ -12,13 +12,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { commandLine } from '../lib/cli.mjs';
 import { cpuTimeOf, machineCpuTicks, stealShare } from '../lib/processes.mjs';
 
-const args = process.argv.slice(2);
-const option = (name, fallback) => {
-  const found = args.find((a) => a.startsWith(`--${name}=`));
-  return found ? found.slice(name.length + 3) : fallback;
-};
+const { args, option } = commandLine();
 const manifestFile = args.find((a) => !a.startsWith('--'));
 if (!manifestFile) {
   console.error('usage: node bench/outside/compare.mjs <manifest.json> [--duration=S] [--rounds=N] ...');
