@@ -11,6 +11,7 @@ export default tseslint.config(
       'client/src/schema.d.ts',
       'bench/results/**',
       'coverage/**',
+      '.dependency-cruiser.cjs',
     ],
   },
   js.configs.recommended,

@@ -4,17 +4,21 @@
 // employee, schedule, open session, locks or overlaps), no idempotency record, no response schema,
 // raw drivers instead of Kysely. Writes: the time entry (insert, or the update closing the open
 // session) and its audit row, in one transaction, as the API commits them. Reads: the same indexed
-// select. It serves the API's own paths so that the load generator sends the very same requests.
+// select. Tokens: the key's select and last-use stamp, and an ES256 JWT signed as the API signs it (the
+// specification requires a signed token). It serves the API's own paths so that the load generator
+// sends the very same requests.
 //
 // Env: DATABASE_URL (sqlite:<path> | postgres://...), PORT (0 = any), HOST, PG_POOL_SIZE (default 10,
 // the API's pool size). Prints `listening on http://host:port` when ready, stops on SIGTERM.
+import { randomUUID } from 'node:crypto';
 import { URLSearchParams } from 'node:url';
 import Fastify from 'fastify';
+import { exportJWK, generateKeyPair, importJWK, SignJWT } from 'jose';
 import { v7 as uuidv7 } from 'uuid';
-import { openSqlite } from '../dist/db/database.js';
-import { createPostgresPool } from '../dist/db/postgres-pool.js';
-import { buildRows, rowReader } from '../dist/db/rows.js';
-import { startBackgroundCheckpoints } from '../dist/db/sqlite-checkpoints.js';
+import { loadConfig, resolveUrls, TOKEN_AUDIENCE } from '../dist/platform/config.js';
+import { createPostgresPool } from '../dist/platform/db/postgres.js';
+import { openSqlite } from '../dist/platform/db/sqlite.js';
+import { startBackgroundCheckpoints } from '../dist/platform/db/sqlite-checkpoints.js';
 import { PRINCIPAL_BY_KEY_ID } from './lib/floor-statements.mjs';
 
 const url = process.env.DATABASE_URL ?? '';
@@ -38,30 +42,15 @@ function openDatabase() {
       if (!statement) cache.set(text, (statement = db.prepare(text)));
       return statement;
     };
-    // Rows come as raw arrays made into objects by the API's own builder (src/db/rows.ts): the
-    // fastest way to read rows this stack has. better-sqlite3's own object rows cost more than the
-    // API pays, and a floor that reads slower than the API is no floor.
-    const readers = new Map();
-    const reader = (text) => {
-      let r = readers.get(text);
-      if (!r) readers.set(text, (r = rowReader(db.prepare(text).raw(true))));
-      return r;
-    };
+    // Rows come as better-sqlite3's own objects, as the API reads them.
     const facade = {
       dialect: 'sqlite',
       settings: {
         synchronous: db.pragma('synchronous', { simple: true }),
         journal: db.pragma('journal_mode', { simple: true }),
       },
-      one: async (text, params) => {
-        const { statement, build } = reader(text);
-        const values = statement.get(params);
-        return values === undefined ? undefined : build(values);
-      },
-      all: async (text, params) => {
-        const { statement, build } = reader(text);
-        return buildRows(build, statement.all(params));
-      },
+      one: async (text, params) => prepare(text).get(params),
+      all: async (text, params) => prepare(text).all(params),
       run: async (text, params) => prepare(text).run(params).changes,
       // better-sqlite3 runs the statements synchronously: `fn` must not await anything but them.
       async transaction(fn) {
@@ -82,8 +71,7 @@ function openDatabase() {
     };
     return facade;
   }
-  // The API's own pool: the same connection behaviour (each query's messages in one write; see
-  // src/db/postgres-pool.ts). The floor awaits every statement, so nothing of it is pipelined.
+  // The API's own pool (src/platform/db/postgres.ts): a plain pg Pool of the same size and settings.
   const pool = createPostgresPool(url, Number(process.env.PG_POOL_SIZE ?? 10));
   // Every statement is a named (server-side prepared) statement, as the API's prepared queries are:
   // parsed and planned once per connection.
@@ -203,8 +191,46 @@ function auditValues(companyId, action, targetId, details, at) {
   ];
 }
 
-// Token issuance: the key by client id with its company's switch, the last-used stamp. No hashing, no
-// signing.
+// The API's signing key and claims (src/modules/auth/tokens.ts): the oldest row of signing_keys, the
+// issuer the API derives from the same environment, its audience.
+const ALGORITHM = 'ES256';
+const TOKEN_LIFETIME_SECONDS = 900;
+const ISSUER = resolveUrls(loadConfig(), 0).tokenIssuer;
+const SIGNING_KEYS = 'select kid, private_jwk from signing_keys order by created_at, kid';
+
+/*
+ * Loaded on the first token request, not at start: the harness starts the API first, whose start
+ * creates the key before it listens, so the floor finds it then whatever order the processes were
+ * started in; the warm-up pays the one import. Should the table still be empty, the floor makes a key
+ * as the API's init() does and then signs with the oldest, as every instance does. A failed load is
+ * forgotten so that the next request tries again.
+ */
+let signingKey = null;
+function loadSigningKey() {
+  signingKey ??= (async () => {
+    let rows = await db.all(SIGNING_KEYS, []);
+    if (rows.length === 0) {
+      const { privateKey, publicKey } = await generateKeyPair(ALGORITHM, { extractable: true });
+      const kid = randomUUID();
+      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: ALGORITHM, use: 'sig' };
+      const privateJwk = { ...(await exportJWK(privateKey)), kid, alg: ALGORITHM };
+      await db.run(
+        'insert into signing_keys (kid, algorithm, private_jwk, public_jwk, created_at) values (?, ?, ?, ?, ?)',
+        [kid, ALGORITHM, JSON.stringify(privateJwk), JSON.stringify(publicJwk), new Date().toISOString()],
+      );
+      rows = await db.all(SIGNING_KEYS, []);
+    }
+    const row = rows[0];
+    return { kid: row.kid, privateKey: await importJWK(JSON.parse(row.private_jwk), ALGORITHM) };
+  })().catch((error) => {
+    signingKey = null;
+    throw error;
+  });
+  return signingKey;
+}
+
+// Token issuance: the key by client id with its company's switch (one select, as the API does), an
+// ES256 JWT with the API's claims and key, the last-used stamp. No secret hashing.
 app.post(`${PREFIX}/oauth/token`, async (request) => {
   const clientId = new URLSearchParams(request.body).get('client_id');
   const key = await db.one(
@@ -212,8 +238,24 @@ app.post(`${PREFIX}/oauth/token`, async (request) => {
     [clientId],
   );
   if (!key) return { error: 'invalid_client' };
+  const { kid, privateKey } = await loadSigningKey();
+  const iat = Math.floor(Date.now() / 1000);
+  const accessToken = await new SignJWT({
+    cid: key.company_id,
+    pty: 'api_key',
+    scope: JSON.parse(key.scopes).join(' '),
+    client_id: key.client_id,
+    iss: ISSUER,
+    aud: TOKEN_AUDIENCE,
+    sub: key.id,
+    jti: randomUUID(),
+    iat,
+    exp: iat + TOKEN_LIFETIME_SECONDS,
+  })
+    .setProtectedHeader({ alg: ALGORITHM, kid, typ: 'at+jwt' })
+    .sign(privateKey);
   await db.run('update api_keys set last_used_at = ? where id = ?', [new Date().toISOString(), key.id]);
-  return { access_token: 'floor', token_type: 'Bearer', expires_in: 900 };
+  return { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS };
 });
 
 // The per-request principal lookup (a primary-key select with the company joined).

@@ -5,7 +5,7 @@
 //   node bench/me-minimum.mjs [--duration=8] [--warmup=4] [--rounds=2] [--connections=10] [--api-root=<dir>]
 //
 // Servers, each its own process on one SQLite file holding the demo company:
-//   floor       the floor's route: the principal's select (the same statement, raw rows), returned as is;
+//   floor       the floor's route: the principal's select (the same statement), returned as is;
 //   spec        the same, plus what every answer of the API carries: the correlation id and the five
 //               rate-limit headers (the API's own builder) and the /me body (the API's own, with its
 //               expiry formatted per request);
@@ -36,13 +36,13 @@ else await compare();
 
 async function serveVariant(name) {
   const { default: Fastify } = await import('fastify');
-  const { openSqlite } = await import('../dist/db/database.js');
-  const { rowReader } = await import('../dist/db/rows.js');
-  const { rateLimitHeaders } = await import('../dist/http/rate-limit/headers.js');
+  const { openSqlite } = await import('../dist/platform/db/sqlite.js');
+  const { rateLimitHeaders } = await import('../dist/http/plugins/rate-limit/headers.js');
   const db = openSqlite(process.env.DATABASE_URL.slice('sqlite:'.length));
-  const { statement, build } = rowReader(db.prepare(PRINCIPAL_BY_KEY_ID).raw(true));
+  // better-sqlite3's own object rows, as the API reads them.
+  const statement = db.prepare(PRINCIPAL_BY_KEY_ID);
   const keyId = process.env.BENCH_KEY_ID;
-  const principal = async () => build(statement.get(keyId));
+  const principal = async () => statement.get(keyId);
   const me = JSON.parse(process.env.BENCH_ME_BODY);
   const expiresAt = Date.parse(me.tokenExpiresAt);
   const limit = me.rateLimit.requestsPerMinute;

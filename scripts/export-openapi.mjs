@@ -5,8 +5,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../dist/config.js';
-import { startServer } from '../dist/server.js';
+import { loadConfig } from '../dist/platform/config.js';
+import { startServer } from '../dist/app/server.js';
 
 const output = process.argv[2];
 const dir = mkdtempSync(join(tmpdir(), 'punchclock-openapi-'));

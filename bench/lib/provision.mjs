@@ -1,47 +1,57 @@
+import { inTransaction } from '../../dist/modules/context.js';
 // Fixtures for the benchmark: companies, keys and employees through the admin use cases (as the CLI
 // makes them), and the large volumes (thousands of employees, a million time entries) as bulk inserts
 // in transactions through Kysely, with the columns and conventions of src/db/schema.ts.
 import { DateTime } from 'luxon';
 import { v7 as uuidv7 } from 'uuid';
-import { parseDatabaseUrl } from '../../dist/config.js';
-import { createStore } from '../../dist/db/database.js';
-import { migrateToLatest } from '../../dist/db/migrate.js';
-import { createApiKey } from '../../dist/use-cases/admin/api-keys.js';
-import { createCompany, createSchedule, createWorkplace } from '../../dist/use-cases/admin/companies.js';
-import { createUser } from '../../dist/use-cases/admin/users.js';
+import { parseDatabaseUrl } from '../../dist/platform/config.js';
+import { createDatabase } from '../../dist/platform/db/database.js';
+import { migrateToLatest } from '../../dist/platform/db/migrate.js';
+import { createApiKey } from '../../dist/modules/admin/api-keys.js';
+import { createCompany, createSchedule, createWorkplace } from '../../dist/modules/admin/companies.js';
+import { createUser } from '../../dist/modules/admin/users.js';
 
-export const ZONE = 'Europe/Berlin';
+export { ZONE } from './zone.mjs';
+import { ZONE } from './zone.mjs';
 const DAY_MS = 86_400_000;
 const ALL_SCOPES = 'attendance.record,attendance.read,employees.read';
 
 export async function openStore(databaseUrl) {
-  const store = createStore(parseDatabaseUrl(databaseUrl), { poolSize: 4 });
+  const store = createDatabase(parseDatabaseUrl(databaseUrl), { poolSize: 4 });
   await migrateToLatest(store.db);
-  const ctx = { store, now: Date.now };
+  const ctx = { database: store, now: Date.now };
   return { store, ctx, close: () => store.close() };
 }
 
 /** A company in Berlin with a workplace, a schedule, an admin and one API key with the API's scopes. */
 export async function createTenant(ctx, name) {
-  const company = await createCompany(ctx, { name, timeZone: ZONE });
-  const workplace = await createWorkplace(ctx, {
-    companyId: company.id,
-    name: `${name} site`,
-    timeZone: ZONE,
-  });
-  const schedule = await createSchedule(ctx, { companyId: company.id, name: 'Full time', weeklyHours: '40' });
-  const admin = await createUser(ctx, {
-    companyId: company.id,
-    email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example`,
-    permissions: '86,47,49,52,72,90',
-    superAdmin: true,
-  });
-  const key = await createApiKey(ctx, {
-    companyId: company.id,
-    createdBy: admin.id,
-    name: `${name} key`,
-    scopes: ALL_SCOPES,
-  });
+  const company = await inTransaction(ctx, (tx, now) => createCompany(tx, now, { name, timeZone: ZONE }));
+  const workplace = await inTransaction(ctx, (tx, now) =>
+    createWorkplace(tx, now, {
+      companyId: company.id,
+      name: `${name} site`,
+      timeZone: ZONE,
+    }),
+  );
+  const schedule = await inTransaction(ctx, (tx, now) =>
+    createSchedule(tx, now, { companyId: company.id, name: 'Full time', weeklyHours: '40' }),
+  );
+  const admin = await inTransaction(ctx, (tx, now) =>
+    createUser(tx, now, {
+      companyId: company.id,
+      email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example`,
+      permissions: '86,47,49,52,72,90',
+      superAdmin: true,
+    }),
+  );
+  const key = await inTransaction(ctx, (tx, now) =>
+    createApiKey(tx, now, {
+      companyId: company.id,
+      createdBy: admin.id,
+      name: `${name} key`,
+      scopes: ALL_SCOPES,
+    }),
+  );
   return {
     name,
     companyId: company.id,

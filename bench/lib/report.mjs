@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { formatRatioRange } from './ratios.mjs';
 
 function git(args, cwd) {
   try {
@@ -81,7 +82,10 @@ export function tableRows(results) {
         s.label,
         fmt(s.floor?.rps),
         fmt(s.api.max.rps),
-        s.ratio === null ? '—' : `${(s.ratio * 100).toFixed(0)}%`,
+        // Results written before the median of pairs (no `pairs`) show the ratio they were judged on.
+        s.pairs
+          ? formatRatioRange({ median: s.ratio, min: s.ratioMin, max: s.ratioMax })
+          : `${formatRatioRange({ median: s.ratio })}${s.ratio === null ? '' : ' (best rounds)'}`,
         `≥${(s.ratioTarget * 100).toFixed(0)}% ${s.ratioPass ? 'PASS' : 'FAIL'}`,
         `${ms(s.api.max.rawLatency.p50)} / ${fmt(s.api.max.latency.p99)}`,
         half
@@ -102,7 +106,7 @@ export const TABLE_HEADER = [
   'scenario',
   'floor req/s',
   'API req/s',
-  'API/floor',
+  'API/floor: median of pairs (min–max)',
   'ratio target',
   'API p50 / p99 ms (max load)',
   'half rate: req/s: p50 / p99 ms (p99<25)',
@@ -133,6 +137,22 @@ export function targetLines(results) {
   );
 }
 
+/** How the max-load rounds ran and which counted, for the results' settings (old files included). */
+function runsPerScenario(settings) {
+  if (settings.ratioMethod === 'median-of-pairs')
+    return `Runs per scenario: a warm-up of ${settings.warmupS} s for each server, then ${settings.pairs} pairs of max-load rounds of ${settings.durationS} s, floor and API back to back, the floor first in odd pairs and the API first in even ones${settings.retry ? ' (up to three more pairs while CPU stolen by the hypervisor disturbed half of them or more)' : ''}. Each pair gives a ratio, API over floor; the scenario's ratio is the median of its pairs' ratios, shown with their min and max, and its target is judged on the median. The req/s, latency, memory and steal shown at max load are those of the median pair's rounds.`;
+  return `Runs per scenario: a warm-up of ${settings.warmupS} s for each server, then ${settings.rounds} round(s) of floor and API back to back at max load, ${settings.durationS} s each ${settings.retry ? ' (one more round when the ratio is just below its target)' : ''}; the best round of each side counts.`;
+}
+
+/** " Pairs (API/floor, F: floor first, A: API first): 55% F, 57% A, …." — nothing for older results. */
+function pairList(s) {
+  if (!s.pairs?.length) return '';
+  const ratios = s.pairs.map(
+    (p) => `${p.ratio === null ? '—' : `${(p.ratio * 100).toFixed(0)}%`} ${p.apiFirst ? 'A' : 'F'}`,
+  );
+  return ` Pairs (API/floor; F: floor first, A: API first): ${ratios.join(', ')}; median pair ${s.medianPair}.`;
+}
+
 export function markdownReport(results) {
   const m = results.machine;
   const lines = [
@@ -141,7 +161,7 @@ export function markdownReport(results) {
     `Machine: ${m.cpuModel}, ${m.cores} cores, ${m.memoryGb} GB RAM, ${m.os}; Node ${m.node}; PostgreSQL ${m.postgres?.version ?? 'n/a'} (shared_buffers ${m.postgres?.shared_buffers ?? '?'}, synchronous_commit ${m.postgres?.synchronous_commit ?? '?'}); git ${m.git.commit ?? '?'}${m.git.uncommittedChanges ? ' + uncommitted changes' : ''}; load average at start ${m.loadAverageAtStart.join(' ')}.`,
     '',
     `${results.apiRoot ? `API built from ${results.apiRoot} (not this checkout). ` : ''}Server: \`node dist/cli/main.js serve\`, LOG_LEVEL=${results.settings.logLevel}, RATE_LIMIT_PER_MINUTE and TOKEN_RATE_LIMIT_PER_MINUTE raised to ${results.settings.rateLimit.toLocaleString('en-US')} (defaults 300 and 60) so that the limiter never refuses; the limiter still counts every request.`,
-    `Runs per scenario: a warm-up of ${results.settings.warmupS} s for each server, then ${results.settings.rounds} round(s) of floor and API back to back at max load, ${results.settings.durationS} s each ${results.settings.retry ? ' (one more round when the ratio is just below its target)' : ''}; the best round of each side counts. Then ${results.settings.halfDurationS} s of the API, and of the floor, at 50% of the API's best rate, each after ${results.settings.halfWarmupS} s at that rate: requests evenly spaced (bench/lib/paced.mjs), latency counted from each request's due time. ${results.settings.connections} connections. Sizes: ${JSON.stringify(results.settings.sizes)}.`,
+    `${runsPerScenario(results.settings)} Then ${results.settings.halfDurationS} s of the API, and of the floor, at 50% of the API's best rate, each after ${results.settings.halfWarmupS} s at that rate: requests evenly spaced (bench/lib/paced.mjs), latency counted from each request's due time. ${results.settings.connections} connections. Sizes: ${JSON.stringify(results.settings.sizes)}.`,
     '',
     markdownTable(TABLE_HEADER, tableRows(results)),
     '',
@@ -154,7 +174,7 @@ export function markdownReport(results) {
     lines.push(`## ${db.name}: details`, '');
     for (const s of db.scenarios) {
       lines.push(
-        `- **${s.label}**: ${s.description} Data: ${s.data}. Status counts — floor: ${JSON.stringify(s.floor?.statusCounts ?? {})}; API max: ${JSON.stringify(s.api.max.statusCounts)}; API half: ${JSON.stringify(s.api.half?.statusCounts ?? {})}.${s.problems.length ? ` Unexpected answers: ${JSON.stringify(s.problems)}` : ''}`,
+        `- **${s.label}**: ${s.description} Data: ${s.data}.${pairList(s)} Status counts — floor: ${JSON.stringify(s.floor?.statusCounts ?? {})}; API max: ${JSON.stringify(s.api.max.statusCounts)}; API half: ${JSON.stringify(s.api.half?.statusCounts ?? {})}.${s.problems.length ? ` Unexpected answers: ${JSON.stringify(s.problems)}` : ''}`,
       );
     }
     if (db.steady) {

@@ -3,7 +3,7 @@
 // for the other (the floor reads x-bench-*, the API the bearer token).
 import { URLSearchParams } from 'node:url';
 import { DateTime } from 'luxon';
-import { ZONE } from './provision.mjs';
+import { ZONE } from './zone.mjs';
 
 export const API = '/api/public/v1';
 const MINUTE = 60_000;

@@ -2,30 +2,34 @@
 // The benchmark's ratios measured from outside, with wrk instead of autocannon, against the servers of
 // `node bench/run.mjs --serve` (its manifest names the servers and the request files).
 //
-//   node bench/outside/compare.mjs <manifest.json> [--duration=10] [--rounds=2] [--warmup=3]
+//   node bench/outside/compare.mjs <manifest.json> [--duration=10] [--pairs=5] [--warmup=3]
 //                                  [--connections=10] [--threads=1] [--only=me,clock,...]
 //
-// Per scenario: a warm-up on each server, then rounds of (floor, API) back to back; each side's best
-// round counts, as in the harness. Write scenarios use one fresh set of requests per run, so the
-// rounds are limited by the sets the server wrote (--outside-sets; the first set warms up).
+// Per scenario, as in the harness: a warm-up on each server, then pairs of rounds (floor and API back
+// to back, the floor first in odd pairs, the API first in even ones); each pair gives a ratio, API over
+// floor, and the scenario's ratio is the median of the pairs' ratios, with their min and max. Write
+// scenarios use one fresh set of requests per run, so the pairs are limited by the sets the server
+// wrote (--outside-sets, 6 by default; the first set warms up).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { commandLine } from '../lib/cli.mjs';
 import { cpuTimeOf, machineCpuTicks, stealShare } from '../lib/processes.mjs';
+import { apiRunsFirst, formatRatioRange, MIN_PAIRS, pairRatio, summarizePairs } from '../lib/ratios.mjs';
 
 const { args, option } = commandLine();
 const manifestFile = args.find((a) => !a.startsWith('--'));
 if (!manifestFile) {
-  console.error('usage: node bench/outside/compare.mjs <manifest.json> [--duration=S] [--rounds=N] ...');
+  console.error('usage: node bench/outside/compare.mjs <manifest.json> [--duration=S] [--pairs=N] ...');
   process.exit(2);
 }
 const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
 const settings = {
   duration: Number(option('duration', 10)),
   warmup: Number(option('warmup', 3)),
-  rounds: Number(option('rounds', 2)),
+  // --rounds=N: the older name of --pairs=N.
+  pairs: Math.max(MIN_PAIRS, Math.floor(Number(option('pairs', option('rounds', MIN_PAIRS)))) || MIN_PAIRS),
   connections: Number(option('connections', 10)),
   threads: Number(option('threads', 1)),
 };
@@ -95,44 +99,55 @@ for (const scenario of manifest.scenarios) {
   const describe = (r) =>
     `${r.rps.toFixed(0)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms, server CPU ${r.cpuUsPerRequest?.toFixed(0)} µs/req, steal ${r.steal === null ? 'n/a' : `${(r.steal * 100).toFixed(0)}%`}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}${r.socketErrors ? `, socket errors ${r.socketErrors}` : ''}`;
   console.log(`${manifest.database} ${scenario.label}`);
-  const floorRuns = [];
-  const apiRuns = [];
+  const pairs = [];
   if (send('floor', settings.warmup) && send('api', settings.warmup)) {
-    for (let round = 1; round <= settings.rounds; round++) {
+    while (pairs.length < settings.pairs) {
       if (!pick('floor') || !pick('api')) break;
-      floorRuns.push(send('floor', settings.duration));
-      console.log(`  floor ${describe(floorRuns.at(-1))}`);
-      apiRuns.push(send('api', settings.duration));
-      console.log(`  API   ${describe(apiRuns.at(-1))}`);
+      const apiFirst = apiRunsFirst(pairs.length);
+      const runs = {};
+      for (const side of apiFirst ? ['api', 'floor'] : ['floor', 'api']) {
+        runs[side] = send(side, settings.duration);
+        console.log(`  ${side === 'floor' ? 'floor' : 'API  '} ${describe(runs[side])}`);
+      }
+      const ratio = pairRatio({ floorRps: runs.floor.rps, apiRps: runs.api.rps });
+      pairs.push({ ...runs, apiFirst, ratio });
+      console.log(
+        `  pair ${pairs.length} (${apiFirst ? 'API' : 'floor'} first): API/floor ${ratio === null ? '—' : `${(ratio * 100).toFixed(0)}%`}`,
+      );
     }
   }
-  if (floorRuns.length < settings.rounds)
+  if (pairs.length < settings.pairs)
     console.log(
-      `  ${floorRuns.length} of ${settings.rounds} rounds: no unsent request set left (serve again, or with a larger --outside-sets)`,
+      `  ${pairs.length} of ${settings.pairs} pairs: no unsent request set left (serve again, or with a larger --outside-sets)${pairs.length < MIN_PAIRS ? `; fewer than ${MIN_PAIRS} pairs: not judged` : ''}`,
     );
-  if (floorRuns.length === 0) continue;
-  const best = (runs) => runs.reduce((a, b) => (b.rps > a.rps ? b : a));
-  const floor = best(floorRuns);
-  const api = best(apiRuns);
-  const ratio = api.rps / floor.rps;
+  if (pairs.length === 0) continue;
+  const summary = summarizePairs(pairs.map((p) => ({ floorRps: p.floor.rps, apiRps: p.api.rps })));
+  const middle = pairs[summary.medianPair ?? 0];
   rows.push({
     scenario: scenario.label,
-    floor,
-    api,
-    ratio,
+    floor: middle.floor,
+    api: middle.api,
+    summary,
+    judged: pairs.length >= MIN_PAIRS && summary.median !== null,
     target: scenario.target,
-    non2xx: [...floorRuns, ...apiRuns].reduce((n, r) => n + r.non2xx, 0),
+    non2xx: pairs.reduce((n, p) => n + p.floor.non2xx + p.api.non2xx, 0),
   });
 }
 
 console.log(
-  `\n| db | scenario | floor req/s | API req/s | API/floor | target | CPU µs/req floor / API | non-2xx |\n|---|---|---|---|---|---|---|---|`,
+  `\n| db | scenario | floor req/s | API req/s | API/floor: median of pairs (min–max) | target | CPU µs/req floor / API | non-2xx |\n|---|---|---|---|---|---|---|---|`,
 );
-for (const r of rows)
+for (const r of rows) {
+  const verdict = r.judged
+    ? r.summary.median >= r.target
+      ? 'PASS'
+      : 'FAIL'
+    : `not judged (${r.summary.count} pairs)`;
   console.log(
-    `| ${manifest.database} | ${r.scenario} | ${r.floor.rps.toFixed(0)} | ${r.api.rps.toFixed(0)} | ${(r.ratio * 100).toFixed(0)}% | ≥${r.target * 100}% ${r.ratio >= r.target ? 'PASS' : 'FAIL'} | ${r.floor.cpuUsPerRequest?.toFixed(0)} / ${r.api.cpuUsPerRequest?.toFixed(0)} | ${r.non2xx} |`,
+    `| ${manifest.database} | ${r.scenario} | ${r.floor.rps.toFixed(0)} | ${r.api.rps.toFixed(0)} | ${formatRatioRange(r.summary)} | ≥${r.target * 100}% ${verdict} | ${r.floor.cpuUsPerRequest?.toFixed(0)} / ${r.api.cpuUsPerRequest?.toFixed(0)} | ${r.non2xx} |`,
   );
+}
 console.log(
-  `\nwrk -t${settings.threads} -c${settings.connections}, ${settings.warmup} s warm-ups, ${settings.rounds} rounds of ${settings.duration} s; best round of each side.`,
+  `\nwrk -t${settings.threads} -c${settings.connections}, ${settings.warmup} s warm-ups, ${settings.pairs} pairs of floor/API rounds of ${settings.duration} s; the ratio is the median of the pairs' ratios (req/s and CPU: the median pair's rounds).`,
 );
 if (rows.some((r) => r.non2xx > 0)) process.exitCode = 2;

@@ -133,7 +133,7 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
 
   function writeHeaders(write: WriteOptions | undefined) {
     return {
-      'X-Service-Dry-Run': write?.dryRun === true ? ('true' as const) : ('false' as const),
+      'X-Service-Dry-Run': write?.dryRun === true,
       ...(write?.idempotencyKey !== undefined ? { 'Idempotency-Key': write.idempotencyKey } : {}),
     };
   }

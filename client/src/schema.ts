@@ -746,7 +746,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
-                "X-Service-Dry-Run"?: "true" | "false";
+                "X-Service-Dry-Run"?: boolean;
             };
             path: {
                 id: string;
@@ -991,7 +991,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
-                "X-Service-Dry-Run"?: "true" | "false";
+                "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
             };
@@ -1434,7 +1434,7 @@ export interface operations {
             query?: never;
             header?: {
                 /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
-                "X-Service-Dry-Run"?: "true" | "false";
+                "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
             };

@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CATALOGUE, type ErrorName, type FieldError, problemType } from '../errors.js';
+import { ApiError, ERROR_CATALOGUE, type ErrorName, type FieldError, problemType } from '../domain/errors.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
 

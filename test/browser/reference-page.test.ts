@@ -269,8 +269,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         );
         expect(list.status).toBe(200);
         expect(((await list.json()) as Json).items).toEqual([]);
-        expect(await entryRows(server.store, employee.id)).toEqual([]);
-        expect(await countRows(server.store, 'time_entries')).toBe(0);
+        expect(await entryRows(server.database, employee.id)).toEqual([]);
+        expect(await countRows(server.database, 'time_entries')).toBe(0);
 
         // 5. Nothing left 127.0.0.1; no broken asset, failed request, console or page error.
         expectCleanPage(log);

@@ -8,9 +8,9 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.js';
-import { createStore, type Store } from '../../src/db/database.js';
-import { newId } from '../../src/ids.js';
+import { parseDatabaseUrl } from '../../src/platform/config.js';
+import { createDatabase, type Database } from '../../src/platform/db/database.js';
+import { newId } from '../../src/domain/ids.js';
 import { type TestDatabase, testDialects } from '../support/databases.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
@@ -158,7 +158,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
   'punchclock admin CLI on %s',
   (_name, dialect) => {
     let database: TestDatabase;
-    let store: Store;
+    let store: Database;
     /** Fresh databases a test made for itself; dropped in afterAll. */
     const extra: TestDatabase[] = [];
 
@@ -226,7 +226,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       // One command first: it migrates the fresh database (racing migrations are the concurrency test's).
       companyA = await json('company create --time-zone Europe/Berlin --name', 'Company A');
       companyB = await json('company create --name', 'Company B');
-      store = createStore(parseDatabaseUrl(database.url), { poolSize: 2 });
+      store = createDatabase(parseDatabaseUrl(database.url), { poolSize: 2 });
       const a = `--company ${companyA.id}`;
       const b = `--company ${companyB.id}`;
       [workplaceA, scheduleA, workplaceB, scheduleB, superA, keyAdmin, no90] = await Promise.all([

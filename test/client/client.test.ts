@@ -1,3 +1,4 @@
+import { inTransaction } from '../../src/modules/context.js';
 // The typed client (client/src) against a real server, on every test database: token caching and
 // renewal, Idempotency-Key on every write (reused on the client's own retries), 429 Retry-After,
 // cursor paging, typed errors and dry runs. A wrapping `fetch` records what went over the wire.
@@ -8,7 +9,7 @@ import {
   type PunchclockClientOptions,
   PunchclockError,
 } from '../../client/src/index.js';
-import { revokeApiKey } from '../../src/use-cases/admin/api-keys.js';
+import { revokeApiKey } from '../../src/modules/admin/api-keys.js';
 import { ContractChecker } from '../support/contract.js';
 import { testDialects } from '../support/databases.js';
 import { type CompanyFixture, createCompanyFixture, type TestServer } from '../support/server.js';
@@ -237,7 +238,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       const fixture = await company();
       const { client, wire } = connect(fixture);
       await client.me();
-      await revokeApiKey(suite.server.ctx, fixture.key.id);
+      await inTransaction(suite.server.ctx, (tx, now) => revokeApiKey(tx, now, fixture.key.id));
       const error = await caught(client.me());
       expect(error).toMatchObject({
         operation: 'issueToken',

@@ -1,94 +1,98 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseDatabaseUrl } from '../../src/config.js';
-import { createStore, type Store } from '../../src/db/database.js';
-import { migrateToLatest } from '../../src/db/migrate.js';
-import {
-  claimInTransaction,
-  type IdempotencyScope,
-  isKeyInFlight,
-  isKeyTaken,
-} from '../../src/use-cases/api/idempotency.js';
+import { claimKey, type IdempotencyScope, storeOutcome } from '../../src/modules/idempotency/service.js';
+import { parseDatabaseUrl } from '../../src/platform/config.js';
+import { createDatabase, type Database } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { type TestDatabase, testDialects } from '../support/databases.js';
 
 /*
- * PostgreSQL claims a key inside the write's transaction without waiting for the answer (see
- * claimInTransaction): a key that is not free fails the transaction at its next statement. Two
- * stores on one database stand for two server instances.
+ * The claim of an Idempotency-Key is the first step of the write's own transaction (claimKey), and
+ * its outcome the last (storeOutcome). Two databases opened on one file or database stand for two
+ * server instances.
  */
-const postgres = testDialects().find((d) => d.name === 'postgres');
-
-describe.runIf(postgres !== undefined)('idempotency claim inside the write transaction (postgres)', () => {
-  let database: TestDatabase;
-  let first: Store;
-  let second: Store;
-  const scope = (key: string): IdempotencyScope => ({
+describe.each(testDialects())('idempotency claim inside the write transaction ($name)', (dialect) => {
+  let testDatabase: TestDatabase;
+  let first: Database;
+  let second: Database;
+  const scope = (key: string, requestHash = 'hash'): IdempotencyScope => ({
     companyId: 'company',
     apiKeyId: 'key',
     key,
-    requestHash: 'hash',
+    requestHash,
   });
   const now = Date.parse('2026-11-10T08:00:00Z');
-  // The claim, then a statement whose answer is awaited, as a write's employee lookup is.
-  const claimThenRead = (store: Store, key: string) =>
-    store.transaction(async (trx) => {
-      await claimInTransaction(trx, 'postgres', scope(key), now);
-      return trx.selectFrom('idempotency_records').select('idempotency_key').execute();
-    });
+  const outcome = { status: 201, body: '{"ok":true}' };
 
   beforeAll(async () => {
-    database = await postgres!.create();
-    first = createStore(parseDatabaseUrl(database.url), { poolSize: 2 });
-    second = createStore(parseDatabaseUrl(database.url), { poolSize: 2 });
+    testDatabase = await dialect.create();
+    first = createDatabase(parseDatabaseUrl(testDatabase.url), { poolSize: 2 });
+    second = createDatabase(parseDatabaseUrl(testDatabase.url), { poolSize: 2 });
     await migrateToLatest(first.db);
   });
   afterAll(async () => {
     await first.close();
     await second.close();
-    await database.drop();
+    await testDatabase.drop();
   });
 
-  it('a free key is claimed with the transaction', async () => {
-    await claimThenRead(first, 'free');
-    const row = await first.db
-      .selectFrom('idempotency_records')
-      .select('state')
-      .where('idempotency_key', '=', 'free')
-      .executeTakeFirst();
-    expect(row?.state).toBe('in_flight');
-  });
-
-  it('a key held by a running transaction elsewhere is in flight, and nothing is kept', async () => {
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let claimed!: () => void;
-    const claimedFirst = new Promise<void>((resolve) => (claimed = resolve));
-    const holder = first.transaction(async (trx) => {
-      await claimInTransaction(trx, 'postgres', scope('held'), now);
-      await trx.selectFrom('idempotency_records').select('idempotency_key').execute();
-      claimed();
-      await held;
+  it('a free key is claimed; its outcome is stored with the transaction and replayed after', async () => {
+    const claim = await first.transaction(async (tx) => {
+      const result = await claimKey(tx, scope('free'), now);
+      await storeOutcome(tx, scope('free'), outcome, now);
+      return result;
     });
-    await claimedFirst;
-    const error = await claimThenRead(second, 'held').then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(isKeyInFlight(error)).toBe(true);
-    expect(isKeyTaken(error)).toBe(false);
-    release();
-    await holder;
-    // Once the holder committed, the key has a record: taken.
-    const later = await claimThenRead(second, 'held').then(
-      () => null,
-      (e: unknown) => e,
-    );
-    expect(isKeyTaken(later)).toBe(true);
-    expect(isKeyInFlight(later)).toBe(false);
-    const rows = await first.db
-      .selectFrom('idempotency_records')
-      .select('idempotency_key')
-      .where('idempotency_key', '=', 'held')
-      .execute();
-    expect(rows).toHaveLength(1);
+    expect(claim.kind).toBe('claimed');
+    const again = await second.transaction((tx) => claimKey(tx, scope('free'), now));
+    expect(again).toEqual({ kind: 'replay', ...outcome });
+    const reused = await second.transaction((tx) => claimKey(tx, scope('free', 'other'), now));
+    expect(reused.kind === 'refused' && reused.error.errorName).toBe('idempotency_key_reused');
+  });
+
+  it('a rolled-back write keeps nothing: the key stays free', async () => {
+    await expect(
+      first.transaction(async (tx) => {
+        await claimKey(tx, scope('rolled-back'), now);
+        await storeOutcome(tx, scope('rolled-back'), outcome, now);
+        throw new Error('the write failed');
+      }),
+    ).rejects.toThrow('the write failed');
+    const claim = await second.transaction((tx) => claimKey(tx, scope('rolled-back'), now));
+    expect(claim.kind).toBe('claimed');
+  });
+
+  it.runIf(dialect.name === 'postgres')(
+    'a key held by a running transaction elsewhere is in flight, and nothing is kept',
+    async () => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let claimed!: () => void;
+      const claimedFirst = new Promise<void>((resolve) => (claimed = resolve));
+      const holder = first.transaction(async (tx) => {
+        await claimKey(tx, scope('held'), now);
+        claimed();
+        await held;
+        await storeOutcome(tx, scope('held'), outcome, now);
+      });
+      await claimedFirst;
+      const busy = await second.transaction((tx) => claimKey(tx, scope('held'), now));
+      expect(busy.kind === 'refused' && busy.error.errorName).toBe('idempotency_in_flight');
+      release();
+      await holder;
+      // Once the holder committed, the key replays its outcome.
+      const later = await second.transaction((tx) => claimKey(tx, scope('held'), now));
+      expect(later).toEqual({ kind: 'replay', ...outcome });
+      const rows = await first.db
+        .selectFrom('idempotency_records')
+        .select('idempotency_key')
+        .where('idempotency_key', '=', 'held')
+        .execute();
+      expect(rows).toHaveLength(1);
+    },
+  );
+
+  it('an expired record frees the key', async () => {
+    await first.transaction((tx) => storeOutcome(tx, scope('old'), outcome, now - 25 * 3_600_000));
+    const claim = await second.transaction((tx) => claimKey(tx, scope('old', 'new request'), now));
+    expect(claim.kind).toBe('claimed');
   });
 });

@@ -1,9 +1,10 @@
+import { inTransaction } from '../../src/modules/context.js';
 import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey, rotateApiKey } from '../../src/use-cases/admin/api-keys.js';
-import { updateCompany } from '../../src/use-cases/admin/companies.js';
-import { createUser, deactivateUser, issueUserToken } from '../../src/use-cases/admin/users.js';
+import { revokeApiKey, rotateApiKey } from '../../src/modules/admin/api-keys.js';
+import { updateCompany } from '../../src/modules/admin/companies.js';
+import { createUser, deactivateUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { expectProblem, type Json, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -200,7 +201,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it('names the reason for a revoked key once the secret is proven, and stays generic otherwise', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      await revokeApiKey(server.ctx, fixture.key.id);
+      await inTransaction(server.ctx, (tx, now) => revokeApiKey(tx, now, fixture.key.id));
       const proven = await expectOAuthError(
         await tokenRequest(server, credentials(fixture)),
         401,
@@ -256,14 +257,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it('refuses a key whose company has API access switched off, naming the reason', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'off' });
+      await inTransaction(server.ctx, (tx, now) =>
+        updateCompany(tx, now, fixture.companyId, { apiAccess: 'off' }),
+      );
       const body = await expectOAuthError(
         await tokenRequest(server, credentials(fixture)),
         401,
         'invalid_client',
       );
       expect(body.error_description).toMatch(/API access/);
-      await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'on' });
+      await inTransaction(server.ctx, (tx, now) =>
+        updateCompany(tx, now, fixture.companyId, { apiAccess: 'on' }),
+      );
       await fetchToken(server, fixture.key.clientId, fixture.key.secret);
     });
 
@@ -275,7 +280,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic/);
       await expectOAuthError(wrong, 401, 'invalid_client');
 
-      await revokeApiKey(server.ctx, fixture.key.id);
+      await inTransaction(server.ctx, (tx, now) => revokeApiKey(tx, now, fixture.key.id));
       const revoked = await tokenRequest(server, form({ grant_type: 'client_credentials' }), {
         headers: { authorization: basic(fixture.key.clientId, fixture.key.secret) },
       });
@@ -442,7 +447,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
   describe('key lifecycle', () => {
     it('accepts the new secret after rotation and the old one only within the grace period', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const rotated = await rotateApiKey(server.ctx, fixture.key.id, '60');
+      const rotated = await inTransaction(server.ctx, (tx, now) =>
+        rotateApiKey(tx, now, fixture.key.id, '60'),
+      );
       expect(rotated.clientId).toBe(fixture.key.clientId);
       await fetchToken(server, rotated.clientId, rotated.secret);
       await fetchToken(server, fixture.key.clientId, fixture.key.secret);
@@ -458,7 +465,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it('refuses the old secret at once after a rotation without grace', async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const rotated = await rotateApiKey(server.ctx, fixture.key.id);
+      const rotated = await inTransaction(server.ctx, (tx, now) => rotateApiKey(tx, now, fixture.key.id));
       await expectOAuthError(await tokenRequest(server, credentials(fixture)), 401, 'invalid_client');
       const token = await fetchToken(server, rotated.clientId, rotated.secret);
       expect((await server.request(EMPLOYEES, { token })).status).toBe(200);
@@ -468,7 +475,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       const fixture = await createCompanyFixture(server.ctx);
       const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
       expect((await server.request(EMPLOYEES, { token })).status).toBe(200);
-      await revokeApiKey(server.ctx, fixture.key.id);
+      await inTransaction(server.ctx, (tx, now) => revokeApiKey(tx, now, fixture.key.id));
       await expectOAuthError(await tokenRequest(server, credentials(fixture)), 401, 'invalid_client');
       const response = await server.request(EMPLOYEES, { token });
       expect(response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
@@ -489,7 +496,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
     it("keeps a key working after its creator's deactivation", async () => {
       const fixture = await createCompanyFixture(server.ctx);
       const before = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
-      await deactivateUser(server.ctx, fixture.adminId);
+      await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, fixture.adminId));
       expect((await server.request(EMPLOYEES, { token: before })).status).toBe(200);
       const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
       const response = await server.request(EMPLOYEES, { token });
@@ -500,10 +507,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
     it('refuses an existing token once company API access is switched off', async () => {
       const fixture = await createCompanyFixture(server.ctx);
       const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
-      await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'off' });
+      await inTransaction(server.ctx, (tx, now) =>
+        updateCompany(tx, now, fixture.companyId, { apiAccess: 'off' }),
+      );
       await expectProblem(await server.request(ME, { token }), 403, 'forbidden');
       await expectProblem(await server.request(EMPLOYEES, { token }), 403, 'forbidden');
-      await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'on' });
+      await inTransaction(server.ctx, (tx, now) =>
+        updateCompany(tx, now, fixture.companyId, { apiAccess: 'on' }),
+      );
       expect((await server.request(ME, { token })).status).toBe(200);
     });
   });
@@ -621,7 +632,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it("accepts a person's token for reads, refuses it for writes, and stops it on deactivation", async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const issued = await issueUserToken(server.ctx, server.tokens, fixture.adminId);
+      const issued = await inTransaction(server.ctx, (tx) =>
+        issueUserToken(tx, server.tokens, fixture.adminId),
+      );
       const token = issued.access_token;
       expect(issued.expires_in).toBe(900);
 
@@ -649,19 +662,23 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       });
       await expectProblem(write, 403, 'insufficient_scope');
 
-      await deactivateUser(server.ctx, fixture.adminId);
+      await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, fixture.adminId));
       await expectProblem(await server.request(EMPLOYEES, { token }), 401, 'invalid_token');
       await expectProblem(await server.request(ME, { token }), 401, 'invalid_token');
     });
 
     it("limits a person's token to the read scopes the person's permissions cover", async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const reader = await createUser(server.ctx, {
-        companyId: fixture.companyId,
-        email: 'reader@acme.example',
-        permissions: '47',
-      });
-      const { access_token: token } = await issueUserToken(server.ctx, server.tokens, reader.id);
+      const reader = await inTransaction(server.ctx, (tx, now) =>
+        createUser(tx, now, {
+          companyId: fixture.companyId,
+          email: 'reader@acme.example',
+          permissions: '47',
+        }),
+      );
+      const { access_token: token } = await inTransaction(server.ctx, (tx) =>
+        issueUserToken(tx, server.tokens, reader.id),
+      );
       const me = (await (await server.request(ME, { token })).json()) as Json;
       expect(me.scopes).toEqual([{ id: 'attendance.read', permission: 47, label: expect.any(String) }]);
       await expectProblem(await server.request(EMPLOYEES, { token }), 403, 'insufficient_scope');
@@ -669,8 +686,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
 
     it("refuses a person's token once company API access is off", async () => {
       const fixture = await createCompanyFixture(server.ctx);
-      const { access_token: token } = await issueUserToken(server.ctx, server.tokens, fixture.adminId);
-      await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'off' });
+      const { access_token: token } = await inTransaction(server.ctx, (tx) =>
+        issueUserToken(tx, server.tokens, fixture.adminId),
+      );
+      await inTransaction(server.ctx, (tx, now) =>
+        updateCompany(tx, now, fixture.companyId, { apiAccess: 'off' }),
+      );
       await expectProblem(await server.request(ME, { token }), 403, 'forbidden');
     });
   });
@@ -866,14 +887,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('rate limits on %
     const fixture = await createCompanyFixture(server.ctx);
     const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
     for (let i = 0; i < 2; i++) expect((await server.request(ME, { token })).status).toBe(200);
-    await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'off' });
+    await inTransaction(server.ctx, (tx, now) =>
+      updateCompany(tx, now, fixture.companyId, { apiAccess: 'off' }),
+    );
     for (let i = 0; i < 2; i++) {
       const forbidden = await server.request(ME, { token });
       await expectProblem(forbidden, 403, 'forbidden');
       expect(forbidden.headers.get('ratelimit')).toBe('limit=5, remaining=3, reset=60');
     }
-    await updateCompany(server.ctx, fixture.companyId, { apiAccess: 'on' });
-    await revokeApiKey(server.ctx, fixture.key.id);
+    await inTransaction(server.ctx, (tx, now) =>
+      updateCompany(tx, now, fixture.companyId, { apiAccess: 'on' }),
+    );
+    await inTransaction(server.ctx, (tx, now) => revokeApiKey(tx, now, fixture.key.id));
     for (let i = 0; i < 2; i++) {
       const refused = await server.request(EMPLOYEES, { token });
       await expectProblem(refused, 401, 'invalid_token');

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
-import type { UseCaseContext } from '../../src/use-cases/context.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { startServer } from '../../src/app/server.js';
+import type { AppContext } from '../../src/modules/context.js';
 import { type TestDatabase, type TestDialect, testDialects } from '../support/databases.js';
 import { contractRequester, startTestServer, type TestServer } from '../support/server.js';
 import {
@@ -21,10 +21,10 @@ const ENV = { RATE_LIMIT_PER_MINUTE: '100000', TOKEN_RATE_LIMIT_PER_MINUTE: '100
 async function startInstance(database: TestDatabase, now: () => number): Promise<TestServer> {
   const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...ENV });
   const server = await startServer(config, { logger: false, now });
-  const ctx: UseCaseContext = { store: server.store, now };
+  const ctx: AppContext = { database: server.database, now };
   return {
     ...server,
-    database,
+    testDatabase: database,
     ctx,
     request: contractRequester(server),
     stop: () => server.close(),
@@ -64,7 +64,7 @@ function concurrencyCases(
       count(replies, (r) => r.status === 409 && r.body.error === 'already_clocked_in'),
       statuses(replies).join(', '),
     ).toBe(19);
-    const rows = await entryRows(server().store, employee.id);
+    const rows = await entryRows(server().database, employee.id);
     expect(rows).toHaveLength(1);
     expect(rows[0]!.status).toBe('open');
     expect(rows[0]!.id).toBe(replies.find((r) => r.status === 201)!.body.timeEntryId);
@@ -90,7 +90,7 @@ function concurrencyCases(
       count(replies, (r) => r.status === 409 && r.body.error === 'overlaps_existing_entry'),
       statuses(replies).join(', '),
     ).toBe(9);
-    expect(await entryRows(server().store, employee.id)).toHaveLength(1);
+    expect(await entryRows(server().database, employee.id)).toHaveLength(1);
   });
 
   it('10 concurrent identical requests with one Idempotency-Key: the write happens once', async () => {
@@ -112,9 +112,9 @@ function concurrencyCases(
         expect(reply.body.error).toBe('idempotency_in_flight');
       }
     }
-    expect(await entryRows(server().store, employee.id)).toHaveLength(1);
+    expect(await entryRows(server().database, employee.id)).toHaveLength(1);
     const audit = await server()
-      .store.db.selectFrom('audit_log')
+      .database.db.selectFrom('audit_log')
       .select('id')
       .where('action', '=', 'time_entry.clock_in')
       .where('target_id', '=', original[0]!.body.timeEntryId!)
@@ -138,7 +138,7 @@ function concurrencyCases(
       expect(reply.status, statuses(replies).join(', ')).toBe(200);
       expect(reply.body.timeEntryId).toBe(created[0]!.body.timeEntryId);
     }
-    expect(await entryRows(server().store, employee.id)).toHaveLength(1);
+    expect(await entryRows(server().database, employee.id)).toHaveLength(1);
   });
 
   it('concurrent toggles never leave two open sessions or overlapping entries', async () => {
@@ -151,7 +151,7 @@ function concurrencyCases(
     );
     for (const reply of replies)
       expect([200, 201, 409], statuses(replies).join(', ')).toContain(reply.status);
-    const rows = await entryRows(server().store, employee.id);
+    const rows = await entryRows(server().database, employee.id);
     expect(rows.filter((r) => r.status === 'open').length).toBeLessThanOrEqual(1);
     const opened = count(replies, (r) => r.status === 201 && r.body.type === 'clock_in');
     const closed = count(replies, (r) => r.status === 201 && r.body.type === 'clock_out');
@@ -179,7 +179,7 @@ function concurrencyCases(
       ),
     );
     expect(replies.map((r) => r.status)).toEqual(employees.map(() => 201));
-    for (const e of employees) expect(await entryRows(server().store, e.id)).toHaveLength(1);
+    for (const e of employees) expect(await entryRows(server().database, e.id)).toHaveLength(1);
   });
 }
 

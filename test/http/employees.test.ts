@@ -1,8 +1,9 @@
+import { inTransaction } from '../../src/modules/context.js';
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmployeePageSchema } from '../../src/http/schemas/v1.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/use-cases/admin/employees.js';
+import type { EmployeePageSchema } from '../../src/http/schemas/common.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { expectProblem, type Json, type ProblemResponseBody } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -98,12 +99,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
       const { fixture, token } = await companyWithToken({ employeeCount: 0 });
       const departmentId = randomUUID();
       const positionId = randomUUID();
-      const bare = await createEmployee(server.ctx, fixture.companyId, { email: 'bare@acme.example' });
-      const placed = await createEmployee(server.ctx, fixture.companyId, {
-        email: 'placed@acme.example',
-        department: departmentId,
-        position: positionId,
-      });
+      const bare = await inTransaction(server.ctx, (tx, now) =>
+        createEmployee(tx, now, fixture.companyId, { email: 'bare@acme.example' }),
+      );
+      const placed = await inTransaction(server.ctx, (tx, now) =>
+        createEmployee(tx, now, fixture.companyId, {
+          email: 'placed@acme.example',
+          department: departmentId,
+          position: positionId,
+        }),
+      );
       const items = (await list(token)).items;
       expect(items.find((e) => e.id === bare.id)).toEqual({
         id: bare.id,
@@ -121,10 +126,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
     it('filters by status', async () => {
       const { fixture, token } = await companyWithToken({ employeeCount: 6 });
       const [a, b, c, d] = fixture.employees.map((e) => e.id) as [string, string, string, string];
-      await updateEmployee(server.ctx, a, { status: 'on_leave' });
-      await updateEmployee(server.ctx, b, { status: 'on_leave' });
-      await updateEmployee(server.ctx, c, { status: 'terminated' });
-      await updateEmployee(server.ctx, d, { status: 'suspended' });
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, a, { status: 'on_leave' }));
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, b, { status: 'on_leave' }));
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, c, { status: 'terminated' }));
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, d, { status: 'suspended' }));
       expect((await list(token, '?status=on_leave')).items.map((e) => e.id)).toEqual([a, b].sort());
       expect((await list(token, '?status=terminated')).items.map((e) => e.id)).toEqual([c]);
       expect((await list(token, '?status=inactive')).items).toEqual([]);
@@ -186,8 +191,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
       const sorted = fixture.employees.map((e) => e.id).sort();
       const page1 = await list(token, '?limit=3');
       // Delete one not yet seen, add one (its v7 id sorts last).
-      await deleteEmployee(server.ctx, sorted[4]!);
-      const added = await createEmployee(server.ctx, fixture.companyId, { email: 'late@acme.example' });
+      await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, sorted[4]!));
+      const added = await inTransaction(server.ctx, (tx, now) =>
+        createEmployee(tx, now, fixture.companyId, { email: 'late@acme.example' }),
+      );
       const rest = await walk(token, `?limit=3&cursor=${encodeURIComponent(page1.nextCursor!)}`);
       const all = [...page1.items.map((e) => e.id), ...rest.ids];
       expect(all).toEqual([...sorted.filter((id) => id !== sorted[4]), added.id].sort());
@@ -219,8 +226,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
 
     it('refuses a cursor from a different status filter', async () => {
       const { fixture, token } = await companyWithToken({ employeeCount: 4 });
-      await updateEmployee(server.ctx, fixture.employees[0]!.id, { status: 'on_leave' });
-      await updateEmployee(server.ctx, fixture.employees[1]!.id, { status: 'on_leave' });
+      await inTransaction(server.ctx, (tx, now) =>
+        updateEmployee(tx, now, fixture.employees[0]!.id, { status: 'on_leave' }),
+      );
+      await inTransaction(server.ctx, (tx, now) =>
+        updateEmployee(tx, now, fixture.employees[1]!.id, { status: 'on_leave' }),
+      );
       const activeCursor = (await list(token, '?status=active&limit=1')).nextCursor!;
       const unfilteredCursor = (await list(token, '?limit=1')).nextCursor!;
       const c = (s: string) => encodeURIComponent(s);
@@ -243,7 +254,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
     it('never lists deleted employees', async () => {
       const { fixture, token } = await companyWithToken({ employeeCount: 5 });
       const gone = [fixture.employees[1]!.id, fixture.employees[3]!.id];
-      for (const id of gone) await deleteEmployee(server.ctx, id);
+      for (const id of gone) await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, id));
       const ids = (await walk(token, '?limit=2')).ids;
       expect(ids).toHaveLength(3);
       for (const id of gone) expect(ids).not.toContain(id);
@@ -275,7 +286,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
       expect(await response.json()).toEqual({ id, externalId: 'BADGE-0001', dryRun: false });
       expect(await externalIdOf(token, id)).toBe('BADGE-0001');
 
-      const audit = await server.store.db
+      const audit = await server.database.db
         .selectFrom('audit_log')
         .selectAll()
         .where('target_id', '=', id)
@@ -306,14 +317,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
     it('stores nothing on a dry run but runs every check', async () => {
       const { fixture, token } = await companyWithToken();
       const [e0, e1] = fixture.employees.map((e) => e.id) as [string, string];
-      const before = await server.store.db.selectFrom('audit_log').select('id').execute();
+      const before = await server.database.db.selectFrom('audit_log').select('id').execute();
       for (const value of ['true', 'TRUE', ' true ']) {
         const response = await putExternalId(token, e0, { externalId: 'DRY' }, { [DRY_RUN]: value });
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({ id: e0, externalId: 'DRY', dryRun: true });
       }
       expect(await externalIdOf(token, e0)).toBe('EXT-0');
-      const after = await server.store.db.selectFrom('audit_log').select('id').execute();
+      const after = await server.database.db.selectFrom('audit_log').select('id').execute();
       expect(after).toHaveLength(before.length);
 
       const clear = await putExternalId(token, e0, { externalId: null }, { [DRY_RUN]: 'true' });
@@ -409,7 +420,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
     it("frees a deleted employee's value and answers 404 for the deleted employee", async () => {
       const { fixture, token } = await companyWithToken();
       const [e0, e1] = fixture.employees.map((e) => e.id) as [string, string];
-      await deleteEmployee(server.ctx, e0);
+      await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, e0));
       expect((await putExternalId(token, e1, { externalId: 'EXT-0' })).status).toBe(200);
       await expectProblem(await putExternalId(token, e0, { externalId: 'Z' }), 404, 'employee_not_found');
     });

@@ -1,7 +1,8 @@
+import { inTransaction } from '../../src/modules/context.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
-import { createUser, issueUserToken } from '../../src/use-cases/admin/users.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.js';
+import { createUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -112,12 +113,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     let fullDocument: Json;
 
     const keyWithScopes = async (scopes: string) => {
-      const key = await createApiKey(server.ctx, {
-        companyId: fixture.companyId,
-        createdBy: fixture.adminId,
-        name: `key ${scopes}`,
-        scopes,
-      });
+      const key = await inTransaction(server.ctx, (tx, now) =>
+        createApiKey(tx, now, {
+          companyId: fixture.companyId,
+          createdBy: fixture.adminId,
+          name: `key ${scopes}`,
+          scopes,
+        }),
+      );
       return fetchToken(server, key.clientId, key.secret);
     };
 
@@ -209,14 +212,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         expect(dryRun).toMatchObject({
           in: 'header',
           required: false,
-          schema: { default: 'true', enum: ['true', 'false'] },
+          schema: { type: 'boolean', default: true },
         });
         const idempotency = parameters.find((p) => p.name === 'Idempotency-Key');
         expect(idempotency).toMatchObject({ in: 'header', required: false, schema: { maxLength: 128 } });
       }
       const externalId = operation(fullDocument, 'PUT /api/public/v1/employees/{id}/external-id')
         .parameters as Json[];
-      expect(externalId.find((p) => p.name === 'X-Service-Dry-Run')?.schema.default).toBe('true');
+      expect(externalId.find((p) => p.name === 'X-Service-Dry-Run')?.schema).toMatchObject({
+        type: 'boolean',
+        default: true,
+      });
       expect(externalId.find((p) => p.in === 'path')).toMatchObject({
         name: 'id',
         required: true,
@@ -348,12 +354,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
 
       it("lists for a person's session token only the reads the person's permissions cover", async () => {
-        const reader = await createUser(server.ctx, {
-          companyId: fixture.companyId,
-          email: 'reader@acme.example',
-          permissions: '47',
-        });
-        const { access_token: token } = await issueUserToken(server.ctx, server.tokens, reader.id);
+        const reader = await inTransaction(server.ctx, (tx, now) =>
+          createUser(tx, now, {
+            companyId: fixture.companyId,
+            email: 'reader@acme.example',
+            permissions: '47',
+          }),
+        );
+        const { access_token: token } = await inTransaction(server.ctx, (tx) =>
+          issueUserToken(tx, server.tokens, reader.id),
+        );
         const document = (await (await server.request(`${V1}/openapi.json`, { token })).json()) as Json;
         expect(operationsOf(document)).toEqual(
           [

@@ -1,8 +1,9 @@
+import { inTransaction } from '../../src/modules/context.js';
 import { describe, expect, it } from 'vitest';
-import { updateCompany } from '../../src/use-cases/admin/companies.js';
-import { confirmDay } from '../../src/use-cases/admin/days-and-entries.js';
-import { createEmployee, updateEmployee } from '../../src/use-cases/admin/employees.js';
-import { requestFingerprint } from '../../src/use-cases/api/idempotency.js';
+import { updateCompany } from '../../src/modules/admin/companies.js';
+import { confirmDay } from '../../src/modules/admin/days-and-entries.js';
+import { createEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
+import { requestFingerprint } from '../../src/modules/idempotency/service.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -118,7 +119,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           notes: '[device: TERM-1] [device: TERM-2]',
           closed_by_id: tenant.fixture.key.id,
         });
-        const actions = await suite.server.store.db
+        const actions = await suite.server.database.db
           .selectFrom('audit_log')
           .select(['action', 'actor_type', 'actor_id'])
           .where('target_id', '=', opened.body.timeEntryId!)
@@ -234,12 +235,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it('answers 404 employee_not_found for unknown ids and for another company’s employee', async () => {
         const tenant = await berlin();
         const other = await berlin({ name: 'Other' });
-        const otherOnly = await createEmployee(suite.server.ctx, other.fixture.companyId, {
-          email: 'x@other.example',
-          externalId: 'ONLY-OTHER',
-          workplace: other.fixture.workplaceId,
-          schedule: other.fixture.scheduleId,
-        });
+        const otherOnly = await inTransaction(suite.server.ctx, (tx, now) =>
+          createEmployee(tx, now, other.fixture.companyId, {
+            email: 'x@other.example',
+            externalId: 'ONLY-OTHER',
+            workplace: other.fixture.workplaceId,
+            schedule: other.fixture.scheduleId,
+          }),
+        );
         for (const selector of [
           { id: '00000000-0000-4000-8000-000000000000' },
           { externalId: 'NOPE' },
@@ -350,7 +353,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
       it('day_locked: clock_in on a confirmed day', async () => {
         const tenant = await berlin();
-        await confirmDay(suite.server.ctx, { employeeId: tenant.employeeId, date: '2026-11-10' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          confirmDay(tx, now, { employeeId: tenant.employeeId, date: '2026-11-10' }),
+        );
         const response = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
         expect(response.status).toBe(409);
         expect(response.body.error).toBe('day_locked');
@@ -365,7 +370,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it("day_locked: clock_out when the entry's work date is locked; the session stays open", async () => {
         const tenant = await berlin();
         expect((await punch(tenant, 'clock_in', '2026-11-09T20:00:00Z')).status).toBe(201);
-        await confirmDay(suite.server.ctx, { employeeId: tenant.employeeId, date: '2026-11-09' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          confirmDay(tx, now, { employeeId: tenant.employeeId, date: '2026-11-09' }),
+        );
         const response = await punch(tenant, 'clock_out', '2026-11-10T02:00:00Z');
         expect(response.status).toBe(409);
         expect(response.body.error).toBe('day_locked');
@@ -374,7 +381,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
       it('business_rule_violation: employee without a workplace', async () => {
         const tenant = await berlin();
-        await updateEmployee(suite.server.ctx, tenant.employeeId, { workplace: 'none' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          updateEmployee(tx, now, tenant.employeeId, { workplace: 'none' }),
+        );
         const response = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
         expect(response.status).toBe(409);
         expect(response.body.error).toBe('business_rule_violation');
@@ -383,13 +392,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
       it('business_rule_violation: no schedule effective yet (schedule starts in the future)', async () => {
         const tenant = await berlin();
-        const later = await createEmployee(suite.server.ctx, tenant.fixture.companyId, {
-          email: 'later@acme.example',
-          externalId: 'LATER',
-          workplace: tenant.fixture.workplaceId,
-          schedule: tenant.fixture.scheduleId,
-          scheduleFrom: '2026-12-01',
-        });
+        const later = await inTransaction(suite.server.ctx, (tx, now) =>
+          createEmployee(tx, now, tenant.fixture.companyId, {
+            email: 'later@acme.example',
+            externalId: 'LATER',
+            workplace: tenant.fixture.workplaceId,
+            schedule: tenant.fixture.scheduleId,
+            scheduleFrom: '2026-12-01',
+          }),
+        );
         const response = await tenant.clock({
           employee: { externalId: 'LATER' },
           type: 'clock_in',
@@ -402,7 +413,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
       it('time_tracking_disabled: 403 on all three endpoints', async () => {
         const tenant = await berlin();
-        await updateCompany(suite.server.ctx, tenant.fixture.companyId, { timeTracking: 'off' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          updateCompany(tx, now, tenant.fixture.companyId, { timeTracking: 'off' }),
+        );
         const clock = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
         const recorded = await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
         const list = await tenant.list({ employeeId: tenant.employeeId });
@@ -411,7 +424,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           expect(response.body.error).toBe('time_tracking_disabled');
         }
         expect(await suite.rows(tenant.employeeId)).toHaveLength(0);
-        await updateCompany(suite.server.ctx, tenant.fixture.companyId, { timeTracking: 'on' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          updateCompany(tx, now, tenant.fixture.companyId, { timeTracking: 'on' }),
+        );
         expect((await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z')).status).toBe(201);
       });
     });
@@ -460,7 +475,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
       it('does not coerce a numeric externalId into a string', async () => {
         const tenant = await berlin();
-        await updateEmployee(suite.server.ctx, tenant.employeeId, { externalId: '123' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          updateEmployee(tx, now, tenant.employeeId, { externalId: '123' }),
+        );
         const response = await tenant.clock({
           employee: { externalId: 123 },
           type: 'clock_in',
@@ -643,7 +660,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           dry,
         );
         expect(unknown.status).toBe(404);
-        await confirmDay(suite.server.ctx, { employeeId: tenant.employeeId, date: '2026-11-10' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          confirmDay(tx, now, { employeeId: tenant.employeeId, date: '2026-11-10' }),
+        );
         const locked = await tenant.clock(eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z'), dry);
         expect(locked.status).toBe(409);
         expect(locked.body.error).toBe('day_locked');
@@ -698,7 +717,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         expectReplay(reordered, first, 201);
         expect(await suite.rows(tenant.employeeId)).toHaveLength(1);
         expect(
-          await suite.server.store.db
+          await suite.server.database.db
             .selectFrom('audit_log')
             .select('id')
             .where('action', '=', 'time_entry.clock_in')
@@ -797,7 +816,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it('in flight: 409 idempotency_in_flight; a different body is still key_reused; a stale claim is taken over', async () => {
         const tenant = await berlin();
         const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
-        await suite.server.store.db
+        await suite.server.database.db
           .insertInto('idempotency_records')
           .values({
             company_id: tenant.fixture.companyId,
@@ -954,7 +973,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it('the duplicate answer keeps the zone the entry was stored in', async () => {
         const tenant = await berlin();
         const opened = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
-        await updateCompany(suite.server.ctx, tenant.fixture.companyId, { timeZone: 'Asia/Kolkata' });
+        await inTransaction(suite.server.ctx, (tx, now) =>
+          updateCompany(tx, now, tenant.fixture.companyId, { timeZone: 'Asia/Kolkata' }),
+        );
         const again = await punch(tenant, 'clock_in', '2026-11-10T08:00:00Z');
         expect(again.status).toBe(200);
         expect(again.body).toEqual(opened.body);

@@ -1,6 +1,7 @@
+import { inTransaction } from '../../src/modules/context.js';
 import { describe, expect, it } from 'vitest';
-import { confirmDay, decideEntry } from '../../src/use-cases/admin/days-and-entries.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/use-cases/admin/employees.js';
+import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entries.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { testDialects } from '../support/databases.js';
 import {
   createTenant,
@@ -208,7 +209,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
 
     it('day_locked: a shift on a confirmed day', async () => {
       const tenant = await berlin();
-      await confirmDay(suite.server.ctx, { employeeId: tenant.employeeId, date: '2026-11-09' });
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        confirmDay(tx, now, { employeeId: tenant.employeeId, date: '2026-11-09' }),
+      );
       const response = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z');
       expect(response.status).toBe(409);
       expect(response.body.error).toBe('day_locked');
@@ -217,17 +220,21 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
 
     it('business_rule_violation: no workplace, or no schedule effective yet', async () => {
       const tenant = await berlin();
-      await updateEmployee(suite.server.ctx, tenant.employeeId, { workplace: 'none' });
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        updateEmployee(tx, now, tenant.employeeId, { workplace: 'none' }),
+      );
       const noWorkplace = await shift(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
       expect(noWorkplace.status).toBe(409);
       expect(noWorkplace.body.error).toBe('business_rule_violation');
-      await createEmployee(suite.server.ctx, tenant.fixture.companyId, {
-        email: 'later@acme.example',
-        externalId: 'LATER',
-        workplace: tenant.fixture.workplaceId,
-        schedule: tenant.fixture.scheduleId,
-        scheduleFrom: '2026-11-10',
-      });
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        createEmployee(tx, now, tenant.fixture.companyId, {
+          email: 'later@acme.example',
+          externalId: 'LATER',
+          workplace: tenant.fixture.workplaceId,
+          schedule: tenant.fixture.scheduleId,
+          scheduleFrom: '2026-11-10',
+        }),
+      );
       const later = { employee: { externalId: 'LATER' } };
       const early = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z', later);
       expect(early.status).toBe(409);
@@ -239,7 +246,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
     it('404 for an unknown, deleted or foreign employee', async () => {
       const tenant = await berlin();
       const other = await berlin();
-      await deleteEmployee(suite.server.ctx, tenant.fixture.employees[1]!.id);
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        deleteEmployee(tx, now, tenant.fixture.employees[1]!.id),
+      );
       for (const employee of [
         { id: '00000000-0000-4000-8000-000000000000' },
         { id: other.employeeId },
@@ -485,8 +494,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       const a = await shift(tenant, '2026-11-08T07:00:00Z', '2026-11-08T09:00:00Z');
       const b = await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z');
       suite.now = T0 + HOUR;
-      await decideEntry(suite.server.ctx, a.body.timeEntryId!, 'approved');
-      await decideEntry(suite.server.ctx, b.body.timeEntryId!, 'rejected');
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        decideEntry(tx, now, a.body.timeEntryId!, 'approved'),
+      );
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        decideEntry(tx, now, b.body.timeEntryId!, 'rejected'),
+      );
       await tenant.refreshToken();
       const response = await tenant.list({
         employeeId: tenant.employeeId,
@@ -646,12 +659,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       const tenant = await berlin();
       const other = await berlin();
       expect((await shift(other, '2026-11-09T07:00:00Z', '2026-11-09T09:00:00Z')).status).toBe(201);
-      await createEmployee(suite.server.ctx, other.fixture.companyId, {
-        email: 'only@other.example',
-        externalId: 'ONLY-OTHER',
-        workplace: other.fixture.workplaceId,
-        schedule: other.fixture.scheduleId,
-      });
+      await inTransaction(suite.server.ctx, (tx, now) =>
+        createEmployee(tx, now, other.fixture.companyId, {
+          email: 'only@other.example',
+          externalId: 'ONLY-OTHER',
+          workplace: other.fixture.workplaceId,
+          schedule: other.fixture.scheduleId,
+        }),
+      );
       for (const query of [{ employeeId: other.employeeId }, { externalId: 'ONLY-OTHER' }] as Record<
         string,
         string

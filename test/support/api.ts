@@ -1,8 +1,9 @@
+import { inTransaction } from '../../src/modules/context.js';
 import type { Static } from '@sinclair/typebox';
 import { expect } from 'vitest';
-import type { ProblemSchema } from '../../src/http/schemas/v1.js';
-import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
-import type { UseCaseContext } from '../../src/use-cases/context.js';
+import type { ProblemSchema } from '../../src/http/schemas/common.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.js';
+import type { AppContext } from '../../src/modules/context.js';
 import type { CompanyFixture } from './server.js';
 
 /** Shared helpers for the HTTP tests of every endpoint. */
@@ -38,16 +39,18 @@ export async function expectProblem(
  * with the fixture key's three scopes; `options` may set the name, scopes, expiry or IP allowlist.
  */
 export async function secondKey(
-  ctx: UseCaseContext,
+  ctx: AppContext,
   fixture: CompanyFixture,
   options: { name?: string; scopes?: string; expires?: string; allowIp?: string } = {},
 ): Promise<{ id: string; clientId: string; secret: string }> {
-  const key = await createApiKey(ctx, {
-    companyId: fixture.companyId,
-    createdBy: fixture.adminId,
-    name: 'second key',
-    scopes: 'attendance.record,attendance.read,employees.read',
-    ...options,
-  });
+  const key = await inTransaction(ctx, (tx, now) =>
+    createApiKey(tx, now, {
+      companyId: fixture.companyId,
+      createdBy: fixture.adminId,
+      name: 'second key',
+      scopes: 'attendance.record,attendance.read,employees.read',
+      ...options,
+    }),
+  );
   return { id: key.id, clientId: key.clientId, secret: key.secret };
 }

@@ -1,16 +1,17 @@
-import { loadConfig } from '../../src/config.js';
-import { startServer } from '../../src/server.js';
-import { createApiKey } from '../../src/use-cases/admin/api-keys.js';
-import { createCompany, createSchedule, createWorkplace } from '../../src/use-cases/admin/companies.js';
-import { createEmployee } from '../../src/use-cases/admin/employees.js';
-import { createUser } from '../../src/use-cases/admin/users.js';
-import type { UseCaseContext } from '../../src/use-cases/context.js';
+import { inTransaction } from '../../src/modules/context.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { startServer } from '../../src/app/server.js';
+import { createApiKey } from '../../src/modules/admin/api-keys.js';
+import { createCompany, createSchedule, createWorkplace } from '../../src/modules/admin/companies.js';
+import { createEmployee } from '../../src/modules/admin/employees.js';
+import { createUser } from '../../src/modules/admin/users.js';
+import type { AppContext } from '../../src/modules/context.js';
 import { ContractChecker } from './contract.js';
 import type { TestDatabase, TestDialect } from './databases.js';
 
 export type TestServer = Awaited<ReturnType<typeof startServer>> & {
-  database: TestDatabase;
-  ctx: UseCaseContext;
+  testDatabase: TestDatabase;
+  ctx: AppContext;
   /**
    * fetch against the running server; `path` is relative to the base URL. Every response is held to
    * the published OpenAPI description (status, media type, body schema); a mismatch fails the test.
@@ -30,10 +31,10 @@ export async function startTestServer(
   const database = await dialect.create();
   const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
   const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
-  const ctx: UseCaseContext = { store: server.store, now: options.now ?? Date.now };
+  const ctx: AppContext = { database: server.database, now: options.now ?? Date.now };
   return {
     ...server,
-    database,
+    testDatabase: database,
     ctx,
     request: contractRequester(server),
     async stop() {
@@ -81,7 +82,7 @@ export interface CompanyFixture {
 
 /** A company with a workplace in `timeZone`, a schedule, `employeeCount` employees and an all-scope key. */
 export async function createCompanyFixture(
-  ctx: UseCaseContext,
+  ctx: AppContext,
   options: {
     name?: string;
     timeZone?: string;
@@ -90,40 +91,52 @@ export async function createCompanyFixture(
     scopes?: string;
   } = {},
 ): Promise<CompanyFixture> {
-  const company = await createCompany(ctx, {
-    name: options.name ?? 'Acme',
-    ...(options.timeZone ? { timeZone: options.timeZone } : {}),
-  });
-  const workplace = await createWorkplace(ctx, {
-    companyId: company.id,
-    name: 'Site',
-    ...(options.workplaceTimeZone ? { timeZone: options.workplaceTimeZone } : {}),
-  });
-  const schedule = await createSchedule(ctx, { companyId: company.id, name: 'Full time', weeklyHours: '40' });
+  const company = await inTransaction(ctx, (tx, now) =>
+    createCompany(tx, now, {
+      name: options.name ?? 'Acme',
+      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+    }),
+  );
+  const workplace = await inTransaction(ctx, (tx, now) =>
+    createWorkplace(tx, now, {
+      companyId: company.id,
+      name: 'Site',
+      ...(options.workplaceTimeZone ? { timeZone: options.workplaceTimeZone } : {}),
+    }),
+  );
+  const schedule = await inTransaction(ctx, (tx, now) =>
+    createSchedule(tx, now, { companyId: company.id, name: 'Full time', weeklyHours: '40' }),
+  );
   const employees = [];
   for (let i = 0; i < (options.employeeCount ?? 2); i++) {
-    const e = await createEmployee(ctx, company.id, {
-      email: `e${i}@acme.example`,
-      firstName: `First${i}`,
-      lastName: `Last${i}`,
-      externalId: `EXT-${i}`,
-      workplace: workplace.id,
-      schedule: schedule.id,
-    });
+    const e = await inTransaction(ctx, (tx, now) =>
+      createEmployee(tx, now, company.id, {
+        email: `e${i}@acme.example`,
+        firstName: `First${i}`,
+        lastName: `Last${i}`,
+        externalId: `EXT-${i}`,
+        workplace: workplace.id,
+        schedule: schedule.id,
+      }),
+    );
     employees.push({ id: e.id, externalId: e.externalId });
   }
-  const admin = await createUser(ctx, {
-    companyId: company.id,
-    email: 'admin@acme.example',
-    permissions: '86,47,49,52,72,90',
-    superAdmin: true,
-  });
-  const key = await createApiKey(ctx, {
-    companyId: company.id,
-    createdBy: admin.id,
-    name: 'test key',
-    scopes: options.scopes ?? 'attendance.record,attendance.read,employees.read',
-  });
+  const admin = await inTransaction(ctx, (tx, now) =>
+    createUser(tx, now, {
+      companyId: company.id,
+      email: 'admin@acme.example',
+      permissions: '86,47,49,52,72,90',
+      superAdmin: true,
+    }),
+  );
+  const key = await inTransaction(ctx, (tx, now) =>
+    createApiKey(tx, now, {
+      companyId: company.id,
+      createdBy: admin.id,
+      name: 'test key',
+      scopes: options.scopes ?? 'attendance.record,attendance.read,employees.read',
+    }),
+  );
   return {
     companyId: company.id,
     workplaceId: workplace.id,

@@ -1,9 +1,13 @@
 import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import type { Store } from '../../src/db/database.js';
-import type { TimeEntryRow } from '../../src/db/schema.js';
-import type { TimeEntryPageSchema, TimeEntrySchema, WriteResultSchema } from '../../src/http/schemas/v1.js';
+import type { Database } from '../../src/platform/db/database.js';
+import type { TimeEntryRow } from '../../src/platform/db/schema.js';
+import type {
+  TimeEntryPageSchema,
+  TimeEntrySchema,
+  WriteResultSchema,
+} from '../../src/http/schemas/common.js';
 import type { ProblemResponseBody } from './api.js';
 import type { TestDialect } from './databases.js';
 import {
@@ -163,9 +167,9 @@ export function timeTrackingSuite(
     now: start,
     berlin: (tenantOptions = {}) =>
       createTenant(suite.server, { timeZone: 'Europe/Berlin', ...tenantOptions }),
-    rows: (employeeId) => entryRows(suite.server.store, employeeId),
-    count: (table) => countRows(suite.server.store, table),
-    audit: (targetId) => auditRows(suite.server.store, targetId),
+    rows: (employeeId) => entryRows(suite.server.database, employeeId),
+    count: (table) => countRows(suite.server.database, table),
+    audit: (targetId) => auditRows(suite.server.database, targetId),
   };
   beforeAll(async () => {
     server = await startTestServer(dialect, {
@@ -211,7 +215,7 @@ export function expectReplay(replay: Reply, original: Reply, status: number): vo
   expect(replay.text).toBe(original.text);
 }
 
-export async function entryRows(store: Store, employeeId: string): Promise<TimeEntryRow[]> {
+export async function entryRows(store: Database, employeeId: string): Promise<TimeEntryRow[]> {
   return store.db
     .selectFrom('time_entries')
     .selectAll()
@@ -221,12 +225,12 @@ export async function entryRows(store: Store, employeeId: string): Promise<TimeE
 }
 
 /** The audit-log rows about one target (an entry, an employee, …). */
-export function auditRows(store: Store, targetId: string) {
+export function auditRows(store: Database, targetId: string) {
   return store.db.selectFrom('audit_log').selectAll().where('target_id', '=', targetId).execute();
 }
 
 export async function countRows(
-  store: Store,
+  store: Database,
   table: 'time_entries' | 'audit_log' | 'idempotency_records',
 ): Promise<number> {
   const row = await sql<{ n: number | string }>`select count(*) as n from ${sql.table(table)}`.execute(

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../src/http/cursor.js';
+import { createCursorCodec, MAX_CURSOR_LENGTH } from '../../src/domain/cursor.js';
 
 const secret = Buffer.from('0123456789abcdef0123456789abcdef');
 const codec = createCursorCodec(secret);

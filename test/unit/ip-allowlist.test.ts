@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isAddressAllowed, parseCidrList } from '../../src/auth/ip-allowlist.js';
+import { isAddressAllowed, parseCidrList } from '../../src/modules/auth/ip-allowlist.js';
 
 function ranges(input: string[]): string[] {
   const result = parseCidrList(input);

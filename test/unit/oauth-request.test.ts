@@ -4,7 +4,7 @@ import {
   parseBasicAuthorization,
   parseFormBody,
   parseIdempotencyKey,
-} from '../../src/http/oauth-request.js';
+} from '../../src/modules/auth/oauth-request.js';
 
 // What RFC 6749 §2.3.1 clients do: application/x-www-form-urlencoded each half, then base64.
 function formEncode(value: string): string {

@@ -11,7 +11,7 @@ import {
   MIN_NET_SHIFT_SECONDS,
   resolveToggle,
   totalHours,
-} from '../../src/domain/punch-rules.js';
+} from '../../src/modules/time-tracking/punch-rules.js';
 import type { LocalizedInstant } from '../../src/domain/time-zone.js';
 import { localizeInstant, parseInstantWithOffset } from '../../src/domain/time-zone.js';
 

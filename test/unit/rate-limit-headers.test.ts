@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitHeaders, unchargedRateLimitHeaders } from '../../src/http/rate-limit/headers.js';
-import { SlidingWindowLimiter } from '../../src/http/rate-limit/sliding-window.js';
+import { rateLimitHeaders, unchargedRateLimitHeaders } from '../../src/http/plugins/rate-limit/headers.js';
+import { SlidingWindowLimiter } from '../../src/http/plugins/rate-limit/sliding-window.js';
 
 describe('rateLimitHeaders', () => {
   it('emits exactly the draft and legacy headers', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlidingWindowLimiter } from '../../src/http/rate-limit/sliding-window.js';
+import { SlidingWindowLimiter } from '../../src/http/plugins/rate-limit/sliding-window.js';
 
 describe('SlidingWindowLimiter', () => {
   it('rejects invalid options', () => {

@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { ScopeId } from '../../auth/scopes.js';
-import type { TokenService } from '../../auth/tokens.js';
-import { ApiError } from '../../errors.js';
-import { checkPrincipal, type Principal } from '../../use-cases/api/authentication.js';
-import type { UseCaseContext } from '../../use-cases/context.js';
-import { quotaHeaders } from '../rate-limit/headers.js';
-import type { SlidingWindowLimiter } from '../rate-limit/sliding-window.js';
+import type { ScopeId } from '../../modules/auth/scopes.js';
+import type { TokenService } from '../../modules/auth/tokens.js';
+import { ApiError } from '../../domain/errors.js';
+import { checkPrincipal, type Principal } from '../../modules/auth/service.js';
+import type { AppContext } from '../../modules/context.js';
+import { quotaHeaders } from './rate-limit/headers.js';
+import type { SlidingWindowLimiter } from './rate-limit/sliding-window.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -16,7 +16,7 @@ declare module 'fastify' {
 const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 
 export interface AuthDependencies {
-  ctx: UseCaseContext;
+  ctx: AppContext;
   tokens: TokenService;
   limiter: SlidingWindowLimiter;
 }

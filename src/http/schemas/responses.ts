@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { ERROR_CATALOGUE, type ErrorName } from '../../errors.js';
-import { ProblemSchema } from './v1.js';
+import { ERROR_CATALOGUE, type ErrorName } from '../../domain/errors.js';
+import { ProblemSchema } from './common.js';
 
 /** Errors any operation that reads a JSON body can meet before its own rules run. */
 export const BODY_ERRORS: ErrorName[] = ['payload_too_large', 'unsupported_media_type'];

@@ -1,0 +1,127 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyReply } from 'fastify';
+import type { Logger } from 'pino';
+import { createCursorCodec } from '../domain/cursor.js';
+import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
+import { deprecationPlugin } from '../http/plugins/deprecation.js';
+import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
+import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
+import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
+import { openApiPlugin } from '../http/plugins/openapi.js';
+import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
+import { SlidingWindowLimiter } from '../http/plugins/rate-limit/sliding-window.js';
+import { unchargedRateLimitHeaders } from '../http/plugins/rate-limit/headers.js';
+import { API_PREFIX, TOKEN_PATH } from '../http/paths.js';
+import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
+import type { Services } from '../http/services.js';
+import { validatorCompiler } from '../http/validation.js';
+import type { TokenService } from '../modules/auth/tokens.js';
+import { healthRoutes } from '../modules/health/routes.js';
+import { type Config, resolveUrls } from '../platform/config.js';
+import { loadCursorSecret } from '../platform/cursor-secret.js';
+import type { Database } from '../platform/db/database.js';
+import { publicApiV1 } from './public-api-v1.js';
+
+export interface AppDependencies {
+  config: Config;
+  database: Database;
+  tokens: TokenService;
+  logger: Logger | false;
+  now?: () => number;
+}
+
+const RATE_LIMIT_WINDOW_MS = 60_000;
+
+/**
+ * The whole HTTP application: Fastify with the options a strict API needs, the services every route
+ * uses (decorated as `app.services`), the cross-cutting plugins, health, and v1 of the public API
+ * under its prefix. Listening and shutting down are server.ts's.
+ */
+export async function buildApp(deps: AppDependencies) {
+  const { config, database, tokens } = deps;
+  const now = deps.now ?? Date.now;
+  const ctx = { database, now };
+  const resourceLimiter = new SlidingWindowLimiter({
+    limit: config.rateLimitPerMinute,
+    windowMs: RATE_LIMIT_WINDOW_MS,
+  });
+  const services: Services = {
+    config,
+    ctx,
+    tokens,
+    resourceLimiter,
+    tokenLimiter: new SlidingWindowLimiter({
+      limit: config.tokenRateLimitPerMinute,
+      windowMs: RATE_LIMIT_WINDOW_MS,
+    }),
+    unknownClientLimiter: new SlidingWindowLimiter({
+      limit: config.tokenRateLimitPerMinute,
+      windowMs: RATE_LIMIT_WINDOW_MS,
+    }),
+    cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
+    urls: resolveUrls(config, config.port),
+    problemFor: (request, error) =>
+      problemBody(error, {
+        problemBase: services.urls.problemBase,
+        instance: pathOf(request.url),
+        correlationId: request.id,
+      }),
+    ensureRateLimitHeaders: (request, reply) => {
+      if (reply.hasHeader('ratelimit-policy')) return;
+      // Before routing (an undecodable URL) there are no route options yet.
+      const token = (request.routeOptions as { url?: string } | undefined)?.url === TOKEN_PATH;
+      reply.headers(unchargedRateLimitHeaders(token ? services.tokenLimiter : services.resourceLimiter));
+    },
+  };
+
+  const app = Fastify({
+    ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    genReqId: correlationIdOf,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    // Undecodable URLs are refused before routing; they still get a problem document.
+    frameworkErrors: (error, request, reply: FastifyReply) => {
+      services.ensureRateLimitHeaders(request, reply);
+      reply
+        .code(400)
+        .header('x-correlation-id', request.id)
+        .type(PROBLEM_CONTENT_TYPE)
+        .send({
+          type: 'about:blank',
+          title: 'Bad request',
+          status: 400,
+          detail: error.code === 'FST_ERR_BAD_URL' ? 'the request URL cannot be decoded' : 'bad request',
+          instance: null,
+          code: 1400,
+          error: 'bad_request',
+          correlationId: request.id,
+          errors: null,
+        });
+    },
+    // Malformed HTTP never reaches the router; it is answered as a problem too.
+    clientErrorHandler: (error, socket) => malformedHttpAnswer(error, socket, resourceLimiter),
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  // text/plain bodies are not part of this API: 415 rather than Fastify's default parser.
+  app.removeContentTypeParser('text/plain');
+  app.decorate('services', services);
+  app.addHook('onListen', async () => {
+    const address = app.server.address();
+    if (address && typeof address === 'object') services.urls = resolveUrls(config, address.port);
+  });
+
+  await app.register(errorsPlugin);
+  await app.register(correlationIdPlugin);
+  await app.register(deprecationPlugin);
+  await app.register(rateLimitSweepPlugin);
+  await app.register(idempotencyPurgePlugin);
+  // Before any route: it describes the routes added after it.
+  await app.register(openApiPlugin);
+  await app.register(healthRoutes);
+  await app.register(publicApiV1, { prefix: API_PREFIX });
+  return app;
+}

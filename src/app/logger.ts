@@ -1,0 +1,25 @@
+import pino, { type Logger } from 'pino';
+
+/** The service's logger: JSON lines; credentials never reach them. */
+export function createLogger(level: string): Logger {
+  return pino({
+    level,
+    // Secrets never reach the logs: credentials travel only in headers and bodies, and neither is logged.
+    redact: {
+      paths: [
+        'req.headers.authorization',
+        'req.headers.cookie',
+        'headers.authorization',
+        'body.client_secret',
+      ],
+      censor: '[redacted]',
+    },
+    serializers: {
+      req: (request: { method: string; url: string; ip?: string }) => ({
+        method: request.method,
+        path: request.url.split('?')[0],
+        remoteAddress: request.ip,
+      }),
+    },
+  });
+}

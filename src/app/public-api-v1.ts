@@ -1,0 +1,13 @@
+import type { FastifyPluginAsync } from 'fastify';
+import { meRoutes } from '../modules/auth/me.routes.js';
+import { tokenRoutes } from '../modules/auth/token.routes.js';
+import { employeeRoutes } from '../modules/employees/routes.js';
+import { timeTrackingRoutes } from '../modules/time-tracking/routes.js';
+
+/** v1 of the public API: its routes, registered once with `prefix: '/api/public/v1'` (see build-app.ts). */
+export const publicApiV1: FastifyPluginAsync = async (app) => {
+  await app.register(tokenRoutes);
+  await app.register(meRoutes);
+  await app.register(employeeRoutes);
+  await app.register(timeTrackingRoutes);
+};

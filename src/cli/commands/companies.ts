@@ -1,0 +1,87 @@
+import type { Command } from 'commander';
+import {
+  createCompany,
+  createSchedule,
+  createWorkplace,
+  updateCompany,
+} from '../../modules/admin/companies.js';
+import { inTransaction } from '../../modules/context.js';
+import { admin } from '../io.js';
+
+function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
+  return `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}`;
+}
+
+/** `company create|update`, `workplace create`, `schedule create`. */
+export function registerCompanyCommands(program: Command): void {
+  const company = program.command('company').description('companies');
+  admin(
+    company
+      .command('create')
+      .description('create a company')
+      .requiredOption('--name <name>', 'company name')
+      .option('--time-zone <zone>', 'IANA time zone')
+      .option('--time-tracking <on|off>', 'time tracking (default on)')
+      .option('--api-access <on|off>', 'API access (default on)'),
+    (ctx, _config, _args, f) =>
+      inTransaction(ctx, (tx, now) =>
+        createCompany(tx, now, {
+          name: f.name!,
+          timeZone: f.timeZone,
+          timeTracking: f.timeTracking,
+          apiAccess: f.apiAccess,
+        }),
+      ),
+    describeCompany,
+  );
+  admin(
+    company
+      .command('update')
+      .description("change a company's settings")
+      .argument('<id>', 'company id')
+      .option('--name <name>', 'company name')
+      .option('--time-zone <zone|none>', 'IANA time zone, or none')
+      .option('--time-tracking <on|off>', 'time tracking')
+      .option('--api-access <on|off>', 'API access'),
+    (ctx, _config, [id], f) =>
+      inTransaction(ctx, (tx, now) =>
+        updateCompany(tx, now, id!, {
+          name: f.name,
+          timeZone: f.timeZone,
+          timeTracking: f.timeTracking,
+          apiAccess: f.apiAccess,
+        }),
+      ),
+    describeCompany,
+  );
+
+  admin(
+    program
+      .command('workplace')
+      .description('workplaces')
+      .command('create')
+      .description('create a workplace')
+      .requiredOption('--company <id>', 'company id')
+      .requiredOption('--name <name>', 'workplace name')
+      .option('--time-zone <zone>', 'IANA time zone'),
+    (ctx, _config, _args, f) =>
+      inTransaction(ctx, (tx, now) =>
+        createWorkplace(tx, now, { companyId: f.company!, name: f.name!, timeZone: f.timeZone }),
+      ),
+  );
+
+  admin(
+    program
+      .command('schedule')
+      .description('working-time schedules')
+      .command('create')
+      .description('create a schedule')
+      .requiredOption('--company <id>', 'company id')
+      .requiredOption('--name <name>', 'schedule name')
+      .option('--weekly-hours <hours>', 'contracted hours per week'),
+    (ctx, _config, _args, f) =>
+      inTransaction(ctx, (tx, now) =>
+        createSchedule(tx, now, { companyId: f.company!, name: f.name!, weeklyHours: f.weeklyHours }),
+      ),
+  );
+}

@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import { seedDemo } from '../../modules/admin/demo.js';
+import { resolveUrls } from '../../platform/config.js';
+import { admin } from '../io.js';
+
+function describeDemo(d: Awaited<ReturnType<typeof seedDemo>>): string {
+  return [
+    `demo company ${d.companyId}`,
+    `client id: ${d.clientId}`,
+    `secret:    ${d.secret}   (shown only now)`,
+    'get a token:',
+    `  ${d.tokenCurl}`,
+  ].join('\n');
+}
+
+/** `demo`. */
+export function registerDemoCommand(program: Command): void {
+  admin(
+    program.command('demo').description('seed a demo company on an empty database'),
+    (ctx, config) => seedDemo(ctx, resolveUrls(config, config.port).publicBaseUrl),
+    describeDemo,
+  );
+}

@@ -1,0 +1,33 @@
+import type { Socket } from 'node:net';
+import { PROBLEM_CONTENT_TYPE } from '../problem.js';
+import { RATE_LIMIT_HEADER_DISPLAY_NAMES, unchargedRateLimitHeaders } from './rate-limit/headers.js';
+import type { SlidingWindowLimiter } from './rate-limit/sliding-window.js';
+
+/**
+ * Fastify's `clientErrorHandler`: malformed HTTP never reaches the router, so the answer is written to
+ * the socket here, still a problem document with the rate-limit headers, and the connection closed.
+ */
+export function malformedHttpAnswer(error: Error, socket: Socket, limiter: SlidingWindowLimiter): void {
+  if (!socket.writable) return;
+  const body = JSON.stringify({
+    type: 'about:blank',
+    title: 'Bad request',
+    status: 400,
+    detail: 'malformed HTTP request',
+    instance: null,
+    code: 1400,
+    error: 'bad_request',
+    correlationId: null,
+    errors: null,
+  });
+  const status =
+    (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
+      ? '431 Request Header Fields Too Large'
+      : '400 Bad Request';
+  const rateLimit = Object.entries(unchargedRateLimitHeaders(limiter))
+    .map(([name, value]) => `${RATE_LIMIT_HEADER_DISPLAY_NAMES[name] ?? name}: ${value}\r\n`)
+    .join('');
+  socket.end(
+    `HTTP/1.1 ${status}\r\nConnection: close\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n${rateLimit}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}

@@ -1,0 +1,32 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { CursorCodec } from '../domain/cursor.js';
+import type { ApiError } from '../domain/errors.js';
+import type { TokenService } from '../modules/auth/tokens.js';
+import type { AppContext } from '../modules/context.js';
+import type { Config, resolveUrls } from '../platform/config.js';
+import type { ProblemBody } from './problem.js';
+import type { SlidingWindowLimiter } from './plugins/rate-limit/sliding-window.js';
+
+/** Everything a route needs, created once per app and decorated onto it as `app.services`. */
+export interface Services {
+  config: Config;
+  ctx: AppContext;
+  tokens: TokenService;
+  resourceLimiter: SlidingWindowLimiter;
+  tokenLimiter: SlidingWindowLimiter;
+  unknownClientLimiter: SlidingWindowLimiter;
+  cursors: CursorCodec;
+  urls: ReturnType<typeof resolveUrls>;
+  problemFor(request: FastifyRequest, error: ApiError): ProblemBody;
+  /**
+   * Spec, Limits: rate-limit headers on every response. A response that has none by now charged no
+   * key; it gets its route's policy with the quota untouched.
+   */
+  ensureRateLimitHeaders(request: FastifyRequest, reply: FastifyReply): void;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}

@@ -1,0 +1,187 @@
+import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
+import type { CursorCodec } from '../../domain/cursor.js';
+import { recordAudit } from '../audit/queries.js';
+import {
+  type EmployeeWithZone,
+  findEmployeeByExternalId,
+  findEmployeeById,
+  lockEmployeeWithZone,
+  listEmployeesPage,
+} from './queries.js';
+import type { EmployeeRow } from '../../platform/db/schema.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import type { AppContext } from '../context.js';
+import { employeeListItem } from '../views.js';
+import type { Principal } from '../auth/service.js';
+
+// NUL cannot be stored in PostgreSQL text (the query fails), and an unpaired surrogate is silently
+// replaced by U+FFFD on the way to either database, so neither can be a stored external id.
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
+
+export function isStorableText(value: string): boolean {
+  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
+}
+
+export interface EmployeeSelector {
+  id?: string | null;
+  externalId?: string | null;
+}
+
+/**
+ * Spec, EmployeeSelector: id, external id or both (then both must name the same person), always
+ * inside the caller's company, never a deleted employee.
+ */
+export async function resolveEmployee(
+  db: Executor,
+  companyId: string,
+  selector: EmployeeSelector,
+): Promise<EmployeeRow> {
+  return resolveWith(db, companyId, selector, findEmployeeById, findEmployeeByExternalId);
+}
+
+/**
+ * `resolveEmployee` for a write: the time zone of the employee's workplace is read in the same query,
+ * and the employee's row stays locked until the transaction ends (see `lockEmployeeWithZone`).
+ */
+export async function lockEmployeeForWrite(
+  tx: Tx,
+  companyId: string,
+  selector: EmployeeSelector,
+): Promise<EmployeeWithZone> {
+  return resolveWith(
+    tx,
+    companyId,
+    selector,
+    (_db, c, id) => lockEmployeeWithZone(tx, c, { id }),
+    (_db, c, externalId) => lockEmployeeWithZone(tx, c, { externalId }),
+  );
+}
+
+async function resolveWith<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
+  db: Executor,
+  companyId: string,
+  selector: EmployeeSelector,
+  byId: (db: Executor, companyId: string, id: string) => Promise<E | undefined>,
+  byExternalId: (db: Executor, companyId: string, externalId: string) => Promise<E | undefined>,
+): Promise<E> {
+  const id = selector.id ?? null;
+  const externalId = selector.externalId ?? null;
+  if (id === null && externalId === null)
+    throw validationError([{ field: 'employee', message: 'needs id or externalId', code: 'required' }]);
+  if (id !== null) {
+    const employee = await byId(db, companyId, id.toLowerCase());
+    if (!employee) throw new ApiError('employee_not_found', `no employee ${id} in this company`);
+    if (externalId !== null && employee.external_id !== externalId)
+      throw validationError([
+        { field: 'employee', message: 'id and externalId name different employees', code: 'mismatch' },
+      ]);
+    return employee;
+  }
+  const employee = isStorableText(externalId!) ? await byExternalId(db, companyId, externalId!) : undefined;
+  if (!employee)
+    throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
+  return employee;
+}
+
+export interface Page<T> {
+  items: T[];
+  nextCursor: string | null;
+  hasMore: boolean;
+}
+
+export function invalidCursor(): ApiError {
+  return validationError([
+    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
+  ]);
+}
+
+export async function listEmployees(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  principal: Principal,
+  query: { status?: string; limit?: number; cursor?: string },
+): Promise<Page<ReturnType<typeof employeeListItem>>> {
+  const status = query.status ?? null;
+  const limit = query.limit ?? 25;
+  let afterId: string | null = null;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    // The cursor is bound to its listing: another company's or another filter's cursor is refused.
+    if (payload?.k !== 'employees' || payload.c !== principal.companyId || payload.s !== status)
+      throw invalidCursor();
+    if (typeof payload.a !== 'string') throw invalidCursor();
+    afterId = payload.a;
+  }
+  const rows = await listEmployeesPage(ctx.database.db, principal.companyId, {
+    status,
+    afterId,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(employeeListItem),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({ k: 'employees', c: principal.companyId, s: status, a: last.id })
+        : null,
+    hasMore,
+  };
+}
+
+/** Spec, PUT /employees/{id}/external-id: null or blank clears; unique per company, case-sensitive. */
+export async function setExternalId(
+  ctx: AppContext,
+  principal: Principal,
+  input: { employeeId: string; externalId: string | null; dryRun: boolean },
+) {
+  const value = input.externalId === null || input.externalId.trim() === '' ? null : input.externalId;
+  if (value !== null && !isStorableText(value))
+    throw validationError([
+      {
+        field: 'externalId',
+        message: 'must not contain NUL or unpaired surrogate characters',
+        code: 'invalid_characters',
+      },
+    ]);
+  const at = new Date(ctx.now()).toISOString();
+  const conflict = (holderId: string) =>
+    new ApiError('already_exists', `external id ${value} is already held by employee ${holderId}`);
+  try {
+    return await ctx.database.transaction(async (tx) => {
+      const employee = await findEmployeeById(tx, principal.companyId, input.employeeId.toLowerCase());
+      if (!employee)
+        throw new ApiError('employee_not_found', `no employee ${input.employeeId} in this company`);
+      if (value !== null) {
+        const holder = await findEmployeeByExternalId(tx, principal.companyId, value);
+        if (holder && holder.id !== employee.id) throw conflict(holder.id);
+      }
+      if (!input.dryRun && employee.external_id !== value) {
+        await tx
+          .updateTable('employees')
+          .set({ external_id: value, updated_at: at })
+          .where('id', '=', employee.id)
+          .execute();
+        await recordAudit(tx, {
+          companyId: principal.companyId,
+          actorType: principal.kind,
+          actorId: principal.id,
+          action: 'employee.set_external_id',
+          targetType: 'employee',
+          targetId: employee.id,
+          details: { from: employee.external_id, to: value },
+          at,
+        });
+      }
+      return { id: employee.id, externalId: value, dryRun: input.dryRun };
+    });
+  } catch (error) {
+    // Two callers racing for the same value: the unique index decides, the loser gets the spec's 409.
+    if (isUniqueViolation(error) && value !== null) {
+      const holder = await findEmployeeByExternalId(ctx.database.db, principal.companyId, value);
+      throw conflict(holder?.id ?? 'another employee');
+    }
+    throw error;
+  }
+}

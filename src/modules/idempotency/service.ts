@@ -1,0 +1,149 @@
+import { createHash } from 'node:crypto';
+import { ApiError } from '../../domain/errors.js';
+import { type Executor, tryTransactionLock, type Tx } from '../../platform/db/database.js';
+import type { IdempotencyRecordRow } from '../../platform/db/schema.js';
+import type { AppContext } from '../context.js';
+
+/** Spec, Limits: a key's outcome is kept 24 hours. */
+const RETENTION_MS = 24 * 3_600_000;
+/**
+ * A record still `in_flight` after this long belongs to a request that died with its process (records
+ * of this state were written by earlier versions, whose claim and outcome were separate commits);
+ * a retry may take it over.
+ */
+const STALE_IN_FLIGHT_MS = 120_000;
+
+/** Who sent a key, the key, and what it was sent with. */
+export interface IdempotencyScope {
+  companyId: string;
+  apiKeyId: string;
+  key: string;
+  requestHash: string;
+}
+
+/** What a key allows at the start of a write's transaction. */
+export type KeyClaim =
+  /** The key is free: run the write and store its outcome (`storeOutcome`) in the same transaction. */
+  | { kind: 'claimed' }
+  /** The key's request already ran: answer its stored outcome again. */
+  | { kind: 'replay'; status: number; body: string }
+  /** Spec, Idempotency rule 4 (409) or rule 3 (422): the request is refused, nothing is stored. */
+  | { kind: 'refused'; error: ApiError };
+
+/** Spec, Idempotency rule 4: the key's first request has not finished. */
+export function keyInFlight(): ApiError {
+  return new ApiError(
+    'idempotency_in_flight',
+    'a request with this Idempotency-Key is still being processed',
+  );
+}
+
+/** Spec, Idempotency rule 3: the key was used with another request. */
+export function keyReused(): ApiError {
+  return new ApiError('idempotency_key_reused', 'this Idempotency-Key was used with a different request');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** Same operation and same JSON body (whatever the key order or spacing) hash the same. */
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256')
+    .update(`${method} ${path}\n${canonicalJson(body)}`)
+    .digest('hex');
+}
+
+function findRecord(db: Executor, scope: IdempotencyScope) {
+  return db
+    .selectFrom('idempotency_records')
+    .selectAll()
+    .where('company_id', '=', scope.companyId)
+    .where('api_key_id', '=', scope.apiKeyId)
+    .where('idempotency_key', '=', scope.key)
+    .executeTakeFirst();
+}
+
+async function deleteRecord(tx: Tx, scope: IdempotencyScope): Promise<void> {
+  await tx
+    .deleteFrom('idempotency_records')
+    .where('company_id', '=', scope.companyId)
+    .where('api_key_id', '=', scope.apiKeyId)
+    .where('idempotency_key', '=', scope.key)
+    .execute();
+}
+
+/**
+ * Spec, Idempotency rules 1-5, as the first step of the write's own transaction. The key is locked
+ * for the rest of the transaction (`tryTransactionLock`): a second request with the same key while
+ * the first one's transaction runs, in this process or another, is told it is in flight (409); once
+ * the first has committed, its stored outcome is replayed. An expired record frees the key; a record
+ * of the same key for another request refuses it (422).
+ */
+export async function claimKey(tx: Tx, scope: IdempotencyScope, now: number): Promise<KeyClaim> {
+  if (!(await tryTransactionLock(tx, `idempotency|${scope.companyId}|${scope.apiKeyId}|${scope.key}`)))
+    return { kind: 'refused', error: keyInFlight() };
+  const existing = await findRecord(tx, scope);
+  if (existing === undefined) return { kind: 'claimed' };
+  const verdict = judgeRecord(existing, scope, now);
+  if (verdict.kind === 'free') {
+    await deleteRecord(tx, scope);
+    return { kind: 'claimed' };
+  }
+  return verdict;
+}
+
+function judgeRecord(
+  existing: IdempotencyRecordRow,
+  scope: IdempotencyScope,
+  now: number,
+): KeyClaim | { kind: 'free' } {
+  if (existing.expires_at <= new Date(now).toISOString()) return { kind: 'free' };
+  if (existing.request_hash !== scope.requestHash) return { kind: 'refused', error: keyReused() };
+  if (existing.state === 'done' && existing.response_status !== null && existing.response_body !== null)
+    return { kind: 'replay', status: existing.response_status, body: existing.response_body };
+  const stale = existing.created_at <= new Date(now - STALE_IN_FLIGHT_MS).toISOString();
+  return stale ? { kind: 'free' } : { kind: 'refused', error: keyInFlight() };
+}
+
+/**
+ * The outcome (status and the exact body sent) of the request that claimed the key, stored in the
+ * write's transaction: the write and its record commit together or not at all. The primary key
+ * (company, API key, idempotency key) lets exactly one outcome exist per key.
+ */
+export async function storeOutcome(
+  tx: Tx,
+  scope: IdempotencyScope,
+  outcome: { status: number; body: string },
+  now: number,
+): Promise<void> {
+  await tx
+    .insertInto('idempotency_records')
+    .values({
+      company_id: scope.companyId,
+      api_key_id: scope.apiKeyId,
+      idempotency_key: scope.key,
+      request_hash: scope.requestHash,
+      state: 'done',
+      response_status: outcome.status,
+      response_body: outcome.body,
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + RETENTION_MS).toISOString(),
+    })
+    .execute();
+}
+
+/** Spec, Limits: outcomes are kept 24 hours; the server removes expired ones periodically. */
+export async function purgeExpiredIdempotencyRecords(ctx: AppContext): Promise<number> {
+  const result = await ctx.database.db
+    .deleteFrom('idempotency_records')
+    .where('expires_at', '<=', new Date(ctx.now()).toISOString())
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

@@ -1,0 +1,570 @@
+import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
+import { recordAudit } from '../audit/queries.js';
+import type { EmployeeForWrite } from '../employees/queries.js';
+import {
+  completeSession,
+  findDuplicatePunch,
+  findPunchContext,
+  findShiftContext,
+  findEmployeeEntriesPage,
+  insertTimeEntry,
+} from './queries.js';
+import type { NewTimeEntry, TimeEntryRow } from '../../platform/db/schema.js';
+import {
+  checkPunchWindow,
+  DUPLICATE_WINDOW_MS,
+  evaluateClockOut,
+  MAX_SESSION_MS,
+  evaluateShift,
+  resolveToggle,
+  totalHours,
+} from './punch-rules.js';
+import {
+  addDays,
+  daysBetween,
+  type LocalizedInstant,
+  localizeInstant,
+  type ParsedInstant,
+  parseInstantWithOffset,
+  todayIn,
+} from '../../domain/time-zone.js';
+import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { CursorCodec } from '../../domain/cursor.js';
+import type { AppContext } from '../context.js';
+import { employeeRef, timeEntryListItem } from '../views.js';
+import type { Principal } from '../auth/service.js';
+import {
+  type EmployeeSelector,
+  invalidCursor,
+  isStorableText,
+  type Page,
+  resolveEmployee,
+  lockEmployeeForWrite,
+} from '../employees/service.js';
+
+export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
+
+/** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
+export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift' } as const;
+const MAX_RANGE_DAYS = 92;
+const DEFAULT_RANGE_DAYS = 30;
+
+export interface WriteOutcome {
+  status: 200 | 201;
+  body: WriteResult;
+}
+
+export interface WriteResult {
+  timeEntryId: string | null;
+  employee: { id: string; externalId: string | null };
+  type: 'clock_in' | 'clock_out' | 'shift';
+  workDate: string;
+  time: string;
+  timeZone: string;
+  occurredAt: string;
+  endsNextDay: boolean;
+  status: string;
+  dryRun: boolean;
+  startTime: string | null;
+  endTime: string | null;
+  totalHours: number | null;
+}
+
+function parseInstantField(value: string, field: string): ParsedInstant {
+  const parsed = parseInstantWithOffset(value);
+  if (!parsed)
+    throw validationError([
+      { field, message: 'must be an RFC 3339 date-time with an explicit UTC offset', code: 'format' },
+    ]);
+  return parsed;
+}
+
+/*
+ * Every stored entry lasts less than 24 hours (longer sessions and shifts are refused), so an entry
+ * that reaches an instant started less than a day before it: the overlap and duplicate lookups read
+ * only that day of the employee's history (see db/repositories/time-entries.ts).
+ */
+function dayBefore(iso: string): string {
+  return new Date(Date.parse(iso) - MAX_SESSION_MS).toISOString();
+}
+
+function notes(deviceId: string | null | undefined): string | null {
+  return deviceId ? `[device: ${deviceId}]` : null;
+}
+
+function appendNotes(existing: string | null, addition: string | null): string | null {
+  if (!addition) return existing;
+  return existing ? `${existing} ${addition}` : addition;
+}
+
+interface EmployeeContext {
+  employee: EmployeeForWrite;
+  zone: string | null;
+}
+
+/**
+ * Spec, time-zone rule: the workplace's zone, else the company's, else the offset as sent. Reading the
+ * employee also takes their row lock on PostgreSQL (`FOR UPDATE`): concurrent writes for one employee,
+ * from any instance, queue here. SQLite's write transaction (BEGIN IMMEDIATE) already serialises them.
+ */
+async function loadEmployeeContext(
+  tx: Tx,
+  principal: Principal,
+  selector: EmployeeSelector,
+): Promise<EmployeeContext> {
+  const { workplace_time_zone: zone, ...employee } = await lockEmployeeForWrite(
+    tx,
+    principal.companyId,
+    selector,
+  );
+  return { employee, zone: zone ?? principal.company.timeZone };
+}
+
+function assertBusinessRules(employee: EmployeeForWrite, scheduleId: string | null, workDate: string): void {
+  if (employee.workplace_id === null)
+    throw new ApiError('business_rule_violation', 'the employee has no workplace');
+  if (scheduleId === null)
+    throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
+}
+
+function assertDaysOpen(locked: boolean, dates: string[]): void {
+  if (locked)
+    throw new ApiError(
+      'day_locked',
+      `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
+    );
+}
+
+function entryResult(
+  entry: Pick<
+    TimeEntryRow,
+    'id' | 'work_date' | 'status' | 'ends_next_day' | 'start_time' | 'end_time' | 'net_seconds'
+  >,
+  employee: EmployeeForWrite,
+  type: WriteResult['type'],
+  punch: LocalizedInstant,
+  dryRun: boolean,
+  timeEntryId: string | null,
+): WriteResult {
+  const complete = entry.end_time !== null;
+  return {
+    timeEntryId,
+    employee: employeeRef(employee),
+    type,
+    workDate: entry.work_date,
+    time: punch.time,
+    timeZone: punch.timeZone,
+    occurredAt: punch.occurredAt,
+    endsNextDay: entry.ends_next_day === 1,
+    status: entry.status,
+    dryRun,
+    startTime: complete ? entry.start_time : null,
+    endTime: complete ? entry.end_time : null,
+    totalHours: complete && entry.net_seconds !== null ? totalHours(entry.net_seconds) : null,
+  };
+}
+
+const SECONDS_PER_DAY = 86_400;
+
+function secondsOfDay(time: string): number {
+  const [h, m, s] = time.split(':').map(Number);
+  return h! * 3600 + m! * 60 + s!;
+}
+
+/**
+ * The punch an existing entry recorded, localised as it was stored, for replaying a duplicate: in
+ * the entry's own zone, or, in `offset` mode, with the offset the punch was sent with (recovered from
+ * the stored wall clock; the UTC instant alone would give the UTC wall clock instead).
+ */
+function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedInstant {
+  const iso = matched === 'start' ? entry.start_at : entry.end_at!;
+  const parsed = parseInstantWithOffset(iso)!;
+  if (entry.time_zone !== 'offset') return localizeInstant(parsed, entry.time_zone);
+  const utcSeconds = Math.floor(parsed.epochMs / 1000);
+  // The start's wall date and time are both stored, so its offset is exact.
+  const startOffset =
+    Math.floor(Date.parse(`${entry.work_date}T${entry.start_time}Z`) / 1000) -
+    Math.floor(Date.parse(entry.start_at) / 1000);
+  let offsetSeconds = startOffset;
+  if (matched === 'end') {
+    // Only the end's wall time is stored: its offset is known modulo a day; take the candidate
+    // nearest the start's offset.
+    const diff =
+      (((secondsOfDay(entry.end_time!) - utcSeconds) % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
+    offsetSeconds =
+      Math.abs(diff - startOffset) <= Math.abs(diff - SECONDS_PER_DAY - startOffset)
+        ? diff
+        : diff - SECONDS_PER_DAY;
+  }
+  const wall = new Date((utcSeconds + offsetSeconds) * 1000).toISOString();
+  return localizeInstant(
+    {
+      ...parsed,
+      offsetMinutes: Math.round(offsetSeconds / 60),
+      wallDate: wall.slice(0, 10),
+      wallTime: wall.slice(11, 19),
+    },
+    null,
+  );
+}
+
+/** The partial unique index on open sessions is the last word on "one open session per employee". */
+async function insertOpenSession(tx: Tx, entry: NewTimeEntry): Promise<void> {
+  try {
+    await insertTimeEntry(tx, entry);
+  } catch (error) {
+    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entries'))
+      throw new ApiError('already_clocked_in', 'a session is already open');
+    throw error;
+  }
+}
+
+export async function recordClockEvent(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: {
+    employee: EmployeeSelector;
+    type: ClockEventType;
+    occurredAt: string;
+    deviceId?: string | null;
+    note?: string | null;
+  },
+  options: { dryRun: boolean; detectDuplicates: boolean },
+): Promise<WriteOutcome> {
+  const parsed = parseInstantField(input.occurredAt, 'occurredAt');
+  const windowError = checkPunchWindow(parsed.epochMs, now);
+  if (windowError)
+    throw validationError([
+      {
+        field: 'occurredAt',
+        message:
+          windowError === 'too_far_in_future'
+            ? 'must be at most 5 minutes in the future'
+            : 'must be at most 30 days in the past',
+        code: windowError,
+      },
+    ]);
+  const at = new Date(now).toISOString();
+  // Concurrent punches for one employee (several instances on one PostgreSQL) queue here.
+  const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
+  const punch = localizeInstant(parsed, zone);
+
+  if (options.detectDuplicates) {
+    const duplicate = await findDuplicatePunch(tx, {
+      employeeId: employee.id,
+      sentType: input.type,
+      callerId: principal.id,
+      from: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS).toISOString(),
+      to: new Date(parsed.epochMs + DUPLICATE_WINDOW_MS).toISOString(),
+      startedAfter: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
+    });
+    if (duplicate) {
+      const { entry, matched } = duplicate;
+      return {
+        status: 200,
+        body: entryResult(
+          entry,
+          employee,
+          matched === 'start' ? 'clock_in' : 'clock_out',
+          storedPunch(entry, matched),
+          // A dry run that meets a duplicate still wrote nothing; it says so like every dry run.
+          options.dryRun,
+          entry.id,
+        ),
+      };
+    }
+  }
+
+  // The schedule, the open session, the day locks and a covering entry, in one statement.
+  const context = await findPunchContext(tx, {
+    employeeId: employee.id,
+    workDate: punch.workDate,
+    instant: punch.utcIso,
+    startedAfter: dayBefore(punch.utcIso),
+    sessionStartedAfter: dayBefore(dayBefore(punch.utcIso)),
+  });
+  assertBusinessRules(employee, context.scheduleId, punch.workDate);
+  const open = context.open;
+  const effective =
+    input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
+
+  if (effective === 'clock_in') {
+    if (open)
+      throw new ApiError('already_clocked_in', `a session is open since ${open.start_at} (entry ${open.id})`);
+    assertDaysOpen(context.punchDayLocked, [punch.workDate]);
+    if (context.coveringId !== null)
+      throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
+    const entry = {
+      id: newId(),
+      company_id: principal.companyId,
+      employee_id: employee.id,
+      work_date: punch.workDate,
+      start_at: punch.utcIso,
+      end_at: null,
+      start_time: punch.time,
+      end_time: null,
+      ends_next_day: 0,
+      break_minutes: null,
+      net_seconds: null,
+      status: 'open',
+      source: ENTRY_SOURCES.timeClock,
+      time_zone: punch.timeZone,
+      notes: notes(input.deviceId),
+      note: input.note ?? null,
+      clock_in_event: input.type,
+      clock_out_event: null,
+      created_by_type: principal.kind,
+      created_by_id: principal.id,
+      closed_by_id: null,
+      created_at: at,
+      updated_at: at,
+      approved_at: null,
+    };
+    if (options.dryRun)
+      return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
+    await insertOpenSession(tx, entry);
+    await recordAudit(tx, {
+      companyId: principal.companyId,
+      actorType: principal.kind,
+      actorId: principal.id,
+      action: 'time_entry.clock_in',
+      targetType: 'time_entry',
+      targetId: entry.id,
+      details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+      at,
+    });
+    return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
+  }
+
+  if (!open) throw new ApiError('no_open_session', 'the employee has no open session to clock out of');
+  const closing = evaluateClockOut(Date.parse(open.start_at), parsed.epochMs);
+  if (!closing.ok) {
+    throw new ApiError(
+      closing.error,
+      closing.error === 'session_too_long'
+        ? `the session open since ${open.start_at} would last 24 hours or longer; it stays open (record such shifts with POST /time-entries)`
+        : `the clock-out is before the session started at ${open.start_at}`,
+    );
+  }
+  assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
+  if (context.swallowedId !== null)
+    throw new ApiError(
+      'overlaps_existing_entry',
+      `closing the session would overlap entry ${context.swallowedId}`,
+    );
+  const completed = {
+    ...open,
+    end_at: punch.utcIso,
+    end_time: punch.time,
+    ends_next_day: punch.workDate !== open.work_date ? 1 : 0,
+    net_seconds: closing.durationSeconds,
+    status: 'pending_approval',
+    notes: appendNotes(open.notes, notes(input.deviceId)),
+    note: input.note ?? open.note,
+    clock_out_event: input.type,
+    closed_by_id: principal.id,
+    updated_at: at,
+  };
+  if (options.dryRun)
+    return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
+  await completeSession(tx, open.id, completed);
+  await recordAudit(tx, {
+    companyId: principal.companyId,
+    actorType: principal.kind,
+    actorId: principal.id,
+    action: 'time_entry.clock_out',
+    targetType: 'time_entry',
+    targetId: open.id,
+    details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+    at,
+  });
+  return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
+}
+
+export async function createShift(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: {
+    employee: EmployeeSelector;
+    clockIn: string;
+    clockOut: string;
+    breakMinutes?: number | null;
+    note?: string | null;
+  },
+  options: { dryRun: boolean },
+): Promise<WriteOutcome> {
+  const errors: FieldError[] = [];
+  const parsedIn = parseInstantWithOffset(input.clockIn);
+  const parsedOut = parseInstantWithOffset(input.clockOut);
+  for (const [field, value] of [
+    ['clockIn', parsedIn],
+    ['clockOut', parsedOut],
+  ] as const)
+    if (!value)
+      errors.push({
+        field,
+        message: 'must be an RFC 3339 date-time with an explicit UTC offset',
+        code: 'format',
+      });
+  if (errors.length > 0) throw validationError(errors);
+  const at = new Date(now).toISOString();
+  const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
+  const clockIn = localizeInstant(parsedIn!, zone);
+  const clockOut = localizeInstant(parsedOut!, zone);
+  const shift = evaluateShift({
+    clockIn,
+    clockOut,
+    breakMinutes: input.breakMinutes ?? null,
+    nowMs: now,
+  });
+  if (!shift.ok) throw validationError(shift.errors);
+  // The schedule, the day locks and an overlapping entry, in one statement.
+  const context = await findShiftContext(tx, {
+    employeeId: employee.id,
+    workDate: shift.workDate,
+    endDate: clockOut.workDate,
+    from: clockIn.utcIso,
+    to: clockOut.utcIso,
+    startedAfter: dayBefore(clockIn.utcIso),
+  });
+  assertBusinessRules(employee, context.scheduleId, shift.workDate);
+  assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate]);
+  if (context.overlappingId !== null)
+    throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${context.overlappingId}`);
+  const entry = {
+    id: newId(),
+    company_id: principal.companyId,
+    employee_id: employee.id,
+    work_date: shift.workDate,
+    start_at: clockIn.utcIso,
+    end_at: clockOut.utcIso,
+    start_time: shift.startTime,
+    end_time: shift.endTime,
+    ends_next_day: shift.endsNextDay ? 1 : 0,
+    break_minutes: input.breakMinutes ?? null,
+    net_seconds: shift.netSeconds,
+    status: 'pending_approval',
+    source: ENTRY_SOURCES.apiShift,
+    time_zone: clockIn.timeZone,
+    notes: null,
+    note: input.note ?? null,
+    clock_in_event: null,
+    clock_out_event: null,
+    created_by_type: principal.kind,
+    created_by_id: principal.id,
+    closed_by_id: principal.id,
+    created_at: at,
+    updated_at: at,
+    approved_at: null,
+  };
+  if (options.dryRun)
+    return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
+  await insertTimeEntry(tx, entry);
+  await recordAudit(tx, {
+    companyId: principal.companyId,
+    actorType: principal.kind,
+    actorId: principal.id,
+    action: 'time_entry.create_shift',
+    targetType: 'time_entry',
+    targetId: entry.id,
+    details: { employeeId: employee.id, clockIn: clockIn.utcIso, clockOut: clockOut.utcIso },
+    at,
+  });
+  return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
+}
+
+export async function listTimeEntries(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  principal: Principal,
+  query: {
+    employeeId?: string;
+    externalId?: string;
+    from?: string;
+    to?: string;
+    cursor?: string;
+    limit?: number;
+  },
+): Promise<Page<ReturnType<typeof timeEntryListItem>>> {
+  if ((query.employeeId === undefined) === (query.externalId === undefined))
+    throw validationError([
+      { field: 'employeeId', message: 'send exactly one of employeeId and externalId', code: 'one_of' },
+    ]);
+  const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
+  const from = query.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
+  if (from > to) throw validationError([{ field: 'from', message: 'must not be after to', code: 'range' }]);
+  if (daysBetween(from, to) > MAX_RANGE_DAYS)
+    throw validationError([
+      { field: 'to', message: `the range spans at most ${MAX_RANGE_DAYS} days`, code: 'range' },
+    ]);
+  const limit = query.limit ?? 25;
+  const selector = { id: query.employeeId ?? null, externalId: query.externalId ?? null };
+  // The cursor's own checks (signature, listing, range) come first; whether it belongs to this
+  // employee is known once the employee is read, in the same statement as the page (see below).
+  let cursor: Record<string, unknown> | null = null;
+  if (query.cursor !== undefined) {
+    const p = cursors.decode(query.cursor);
+    if (
+      p?.k === 'entries' &&
+      p.c === principal.companyId &&
+      p.f === from &&
+      p.t === to &&
+      typeof p.e === 'string' &&
+      typeof p.w === 'string' &&
+      typeof p.a === 'string'
+    )
+      cursor = p;
+    else {
+      // Spec order: an unknown employee is 404 before a bad cursor is 422.
+      await resolveEmployee(ctx.database.db, principal.companyId, selector);
+      throw invalidCursor();
+    }
+  }
+  if (selector.externalId !== null && !isStorableText(selector.externalId))
+    throw new ApiError(
+      'employee_not_found',
+      `no employee with external id ${selector.externalId} in this company`,
+    );
+  const page = {
+    companyId: principal.companyId,
+    from,
+    to,
+    after: cursor ? { workDate: cursor.w as string, id: cursor.a as string } : null,
+    limit: limit + 1,
+  };
+  // The employee and the page in one statement.
+  const { employee, rows } = await findEmployeeEntriesPage(ctx.database.db, {
+    ...page,
+    selector: selector.id !== null ? { id: selector.id.toLowerCase() } : { externalId: selector.externalId! },
+  });
+  if (!employee)
+    throw new ApiError(
+      'employee_not_found',
+      selector.id !== null
+        ? `no employee ${selector.id} in this company`
+        : `no employee with external id ${selector.externalId} in this company`,
+    );
+  if (cursor && cursor.e !== employee.id) throw invalidCursor();
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => timeEntryListItem(row, employee)),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({
+            k: 'entries',
+            c: principal.companyId,
+            e: employee.id,
+            f: from,
+            t: to,
+            w: last.work_date,
+            a: last.id,
+          })
+        : null,
+    hasMore,
+  };
+}

@@ -1,0 +1,71 @@
+import type { CompanyRow, EmployeeRow, TimeEntryRow } from '../platform/db/schema.js';
+import { totalHours } from './time-tracking/punch-rules.js';
+
+export function companyView(row: CompanyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    timeZone: row.time_zone,
+    timeTracking: row.time_tracking === 1 ? 'on' : 'off',
+    apiAccess: row.api_access === 1 ? 'on' : 'off',
+  };
+}
+
+export function employeeListItem(
+  row: Pick<
+    EmployeeRow,
+    'id' | 'external_id' | 'first_name' | 'last_name' | 'email' | 'status' | 'department_id' | 'position_id'
+  >,
+) {
+  return {
+    id: row.id,
+    externalId: row.external_id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    status: row.status,
+    departmentId: row.department_id,
+    positionId: row.position_id,
+  };
+}
+
+export function employeeRef(row: { id: string; external_id: string | null }) {
+  return { id: row.id, externalId: row.external_id };
+}
+
+/** The columns a time-entry list item is made of (lists select only these). */
+export type TimeEntryListRow = Pick<
+  TimeEntryRow,
+  | 'id'
+  | 'work_date'
+  | 'start_time'
+  | 'end_time'
+  | 'ends_next_day'
+  | 'net_seconds'
+  | 'break_minutes'
+  | 'status'
+  | 'source'
+  | 'approved_at'
+  | 'created_at'
+>;
+
+/** Spec, Time entry (list item). An open session has no end yet: endTime is null and totalHours 0 until it closes. */
+export function timeEntryListItem(
+  row: TimeEntryListRow,
+  employee: { id: string; external_id: string | null },
+) {
+  return {
+    id: row.id,
+    employee: employeeRef(employee),
+    workDate: row.work_date,
+    startTime: row.start_time,
+    endTime: row.end_time,
+    endsNextDay: row.ends_next_day === 1,
+    totalHours: row.net_seconds === null ? 0 : totalHours(row.net_seconds),
+    breakMinutes: row.break_minutes,
+    status: row.status,
+    source: row.source,
+    approvedAt: row.approved_at,
+    createdAt: row.created_at,
+  };
+}

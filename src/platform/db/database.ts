@@ -1,0 +1,95 @@
+import { type Kysely, sql, type Transaction, PostgresAdapter } from 'kysely';
+import type { DatabaseUrl } from '../config.js';
+import { createPostgresKysely } from './postgres.js';
+import type { Schema } from './schema.js';
+import { createSqliteKysely } from './sqlite.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+/** An open transaction: every function that must run inside one takes it as its first argument. */
+export type Tx = Transaction<Schema>;
+/** The database outside a transaction, or an open transaction: reads accept either. */
+export type Executor = Kysely<Schema>;
+
+/**
+ * The unit of work. The rest of the code knows only this: `transaction(fn)` runs `fn` in one
+ * transaction on one connection and commits what it did when it returns, or rolls it all back when
+ * it throws. Which database sits underneath is known in this folder only.
+ */
+export interface Database {
+  /** For reads (and single-statement writes) outside a transaction. */
+  readonly db: Executor;
+  readonly dialect: Dialect;
+  /** One transaction; on SQLite it takes the write lock up front (BEGIN IMMEDIATE), so writers queue. */
+  transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Resolves once the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface DatabaseOptions {
+  /** PostgreSQL: connections per process. */
+  poolSize?: number;
+  /** SQLite: checkpoint the WAL from a worker thread (the server's database, not the CLI's). */
+  backgroundCheckpoints?: boolean;
+}
+
+export function createDatabase(location: DatabaseUrl, options: DatabaseOptions = {}): Database {
+  const { kysely, close } =
+    location.kind === 'sqlite'
+      ? createSqliteKysely(location.path, { backgroundCheckpoints: options.backgroundCheckpoints ?? false })
+      : createPostgresKysely(location.url, options.poolSize ?? 10);
+  return {
+    db: kysely,
+    dialect: location.kind,
+    transaction: (fn) => kysely.transaction().execute(fn),
+    ping: async () => {
+      await sql`select 1`.execute(kysely);
+    },
+    close,
+  };
+}
+
+function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/**
+ * Whether `SELECT … FOR UPDATE` row locks exist (PostgreSQL). SQLite has none and needs none: its
+ * write transactions (BEGIN IMMEDIATE) run one at a time. Use as `.$if(rowLocks(tx), (q) => q.forUpdate())`.
+ */
+export function rowLocks(db: Executor): boolean {
+  return isPostgres(db);
+}
+
+/**
+ * Tries to take a lock named `name` for the rest of the transaction, without waiting: false when
+ * another transaction, in any process on the database, holds it. PostgreSQL: an advisory transaction
+ * lock. SQLite: always true, since a write transaction already excludes every other writer.
+ */
+export async function tryTransactionLock(tx: Tx, name: string): Promise<boolean> {
+  if (!isPostgres(tx)) return true;
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(tx);
+  return rows[0]?.locked === true;
+}
+
+/**
+ * Locks a whole table against concurrent writers until the transaction ends (PostgreSQL's SHARE ROW
+ * EXCLUSIVE mode: readers go on, a second such lock waits). SQLite: nothing to do, as above.
+ */
+export async function lockTableForWrites(tx: Tx, table: keyof Schema & string): Promise<void> {
+  if (isPostgres(tx)) await sql`lock table ${sql.table(table)} in share row exclusive mode`.execute(tx);
+}
+
+/** Whether `error` is a unique-constraint violation (PostgreSQL 23505, SQLite's constraint codes). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** Name of the index/constraint a unique violation hit, when the driver says (PostgreSQL) or the columns (SQLite). */
+export function uniqueViolationTarget(error: unknown): string {
+  const e = error as { constraint?: string; message?: string };
+  return e.constraint ?? e.message ?? '';
+}

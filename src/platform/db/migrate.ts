@@ -1,0 +1,21 @@
+import { type Migration, type MigrationProvider, Migrator } from 'kysely';
+import type { Executor } from './database.js';
+import * as initial from './migrations/0001-initial.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial': initial,
+};
+
+class InCodeMigrationProvider implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return MIGRATIONS;
+  }
+}
+
+/** Applies pending migrations; safe when several processes start at once (Kysely's migration lock). */
+export async function migrateToLatest(db: Executor): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider() });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

@@ -1,0 +1,183 @@
+import type { Insertable, Selectable, Updateable } from 'kysely';
+
+/*
+ * Portable column conventions, identical on SQLite and PostgreSQL so that one set of queries serves
+ * both: ids are UUID text; instants are ISO-8601 UTC text with milliseconds (`toISOString()`), which
+ * sorts and compares correctly as text; dates `YYYY-MM-DD`; wall-clock times `HH:MM:SS`; booleans
+ * integer 0/1; JSON as text.
+ */
+
+export interface CompaniesTable {
+  id: string;
+  name: string;
+  time_zone: string | null;
+  time_tracking: number;
+  api_access: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WorkplacesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  time_zone: string | null;
+  created_at: string;
+}
+
+export interface SchedulesTable {
+  id: string;
+  company_id: string;
+  name: string;
+  weekly_hours: number | null;
+  created_at: string;
+}
+
+export interface EmployeesTable {
+  id: string;
+  company_id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  status: string;
+  external_id: string | null;
+  department_id: string | null;
+  position_id: string | null;
+  workplace_id: string | null;
+  created_at: string;
+  updated_at: string;
+  deleted_at: string | null;
+}
+
+export interface EmployeeSchedulesTable {
+  id: string;
+  employee_id: string;
+  schedule_id: string;
+  effective_from: string;
+  created_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  company_id: string;
+  email: string;
+  permissions: string;
+  super_admin: number;
+  active: number;
+  employee_id: string | null;
+  created_at: string;
+  deactivated_at: string | null;
+}
+
+export interface ApiKeysTable {
+  id: string;
+  company_id: string;
+  client_id: string;
+  name: string;
+  secret_hash: string;
+  previous_secret_hash: string | null;
+  previous_secret_valid_until: string | null;
+  scopes: string;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  allowed_ips: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+export interface SigningKeysTable {
+  kid: string;
+  algorithm: string;
+  private_jwk: string;
+  public_jwk: string;
+  created_at: string;
+}
+
+export interface TimeEntriesTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  work_date: string;
+  start_at: string;
+  end_at: string | null;
+  start_time: string;
+  end_time: string | null;
+  ends_next_day: number;
+  break_minutes: number | null;
+  net_seconds: number | null;
+  status: string;
+  source: string;
+  time_zone: string;
+  notes: string | null;
+  note: string | null;
+  clock_in_event: string | null;
+  clock_out_event: string | null;
+  created_by_type: string;
+  created_by_id: string | null;
+  closed_by_id: string | null;
+  created_at: string;
+  updated_at: string;
+  approved_at: string | null;
+}
+
+export interface ConfirmedDaysTable {
+  employee_id: string;
+  work_date: string;
+  confirmed_at: string;
+}
+
+export interface IdempotencyRecordsTable {
+  company_id: string;
+  api_key_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  state: string;
+  response_status: number | null;
+  response_body: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  company_id: string | null;
+  actor_type: string;
+  actor_id: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  details: string | null;
+  created_at: string;
+}
+
+export interface AppSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
+}
+
+export interface Schema {
+  companies: CompaniesTable;
+  workplaces: WorkplacesTable;
+  schedules: SchedulesTable;
+  employees: EmployeesTable;
+  employee_schedules: EmployeeSchedulesTable;
+  users: UsersTable;
+  api_keys: ApiKeysTable;
+  signing_keys: SigningKeysTable;
+  time_entries: TimeEntriesTable;
+  confirmed_days: ConfirmedDaysTable;
+  idempotency_records: IdempotencyRecordsTable;
+  audit_log: AuditLogTable;
+  app_secrets: AppSecretsTable;
+}
+
+export type CompanyRow = Selectable<CompaniesTable>;
+export type EmployeeRow = Selectable<EmployeesTable>;
+export type UserRow = Selectable<UsersTable>;
+export type ApiKeyRow = Selectable<ApiKeysTable>;
+export type TimeEntryRow = Selectable<TimeEntriesTable>;
+export type NewTimeEntry = Insertable<TimeEntriesTable>;
+export type TimeEntryUpdate = Updateable<TimeEntriesTable>;
+export type IdempotencyRecordRow = Selectable<IdempotencyRecordsTable>;

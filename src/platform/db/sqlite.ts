@@ -1,0 +1,109 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type DialectAdapter,
+  type Driver,
+  Kysely,
+  SqliteAdapter,
+  SqliteDialect,
+  SqliteDriver,
+} from 'kysely';
+import type { Schema } from './schema.js';
+import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
+
+/** The connection settings of every SQLite connection this service opens (the benchmark's floor uses them too). */
+export function openSqlite(path: string): SqliteDatabase.Database {
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const database = new SqliteDatabase(path);
+  database.pragma('journal_mode = WAL');
+  database.pragma('busy_timeout = 10000');
+  database.pragma('foreign_keys = ON');
+  database.pragma('synchronous = NORMAL');
+  return database;
+}
+
+/*
+ * A deferred SQLite transaction that reads first and writes later can fail with SQLITE_BUSY at the
+ * upgrade without waiting for busy_timeout, when another process (the CLI beside the server) writes.
+ * Taking the write lock at BEGIN makes every writer wait its turn instead.
+ */
+class ImmediateTransactionDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateTransactionDialect extends SqliteDialect {
+  readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(config);
+    this.#config = config;
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateTransactionDriver(this.#config);
+  }
+
+  // SQLite has transactional DDL; declaring it makes Kysely run migrations inside one BEGIN IMMEDIATE
+  // transaction, so two processes migrating one fresh file at once (server and CLI) take turns.
+  override createAdapter(): DialectAdapter {
+    return new (class extends SqliteAdapter {
+      override get supportsTransactionalDdl(): boolean {
+        return true;
+      }
+    })();
+  }
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/*
+ * Speed trick, kept (measured, see docs/performance.md "Kept speed tricks"): Kysely's SQLite driver
+ * calls `prepare` for every query, and preparing (parsing and planning the SQL) costs about as much
+ * as running a small indexed query. Statements are reusable, so the database handed to Kysely keeps
+ * the most recently used ones by SQL text (Map order is the eviction order; a hit moves to the end).
+ * A statement still busy (an unfinished `iterate`) is never handed out twice.
+ */
+function withStatementCache(database: SqliteDatabase.Database) {
+  const cache = new Map<string, SqliteDatabase.Statement>();
+  return {
+    close: () => database.close(),
+    prepare(text: string) {
+      const cached = cache.get(text);
+      if (cached !== undefined && !cached.busy) {
+        cache.delete(text);
+        cache.set(text, cached);
+        return cached;
+      }
+      const statement = database.prepare(text);
+      if (cached === undefined) {
+        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        cache.set(text, statement);
+      }
+      return statement;
+    },
+  };
+}
+
+export function createSqliteKysely(path: string, options: { backgroundCheckpoints: boolean }) {
+  const connection = openSqlite(path);
+  // The server's database (not the CLI's one-shot ones): see sqlite-checkpoints.ts.
+  const checkpoints =
+    options.backgroundCheckpoints && path !== ':memory:'
+      ? startBackgroundCheckpoints(connection, path)
+      : null;
+  const kysely = new Kysely<Schema>({
+    dialect: new ImmediateTransactionDialect({ database: withStatementCache(connection) }),
+  });
+  return {
+    kysely,
+    close: async () => {
+      await checkpoints?.stop();
+      await kysely.destroy();
+    },
+  };
+}
