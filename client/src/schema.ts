@@ -470,6 +470,27 @@ export interface operations {
                     };
                 };
             };
+            /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: temporarily_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        error: "temporarily_unavailable";
+                        error_description: string;
+                    };
+                };
+            };
         };
     };
     describeToken: {
@@ -588,6 +609,30 @@ export interface operations {
                         error?: "internal_error";
                         /** @enum {integer} */
                         code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
                     };
                 };
             };
@@ -736,6 +781,30 @@ export interface operations {
                         error?: "internal_error";
                         /** @enum {integer} */
                         code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
                     };
                 };
             };
@@ -981,6 +1050,30 @@ export interface operations {
                         error?: "internal_error";
                         /** @enum {integer} */
                         code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
                     };
                 };
             };
@@ -1251,6 +1344,30 @@ export interface operations {
                     };
                 };
             };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
+                    };
+                };
+            };
         };
     };
     listTimeEntries: {
@@ -1424,6 +1541,30 @@ export interface operations {
                         error?: "internal_error";
                         /** @enum {integer} */
                         code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
                     };
                 };
             };
@@ -1691,6 +1832,30 @@ export interface operations {
                         error?: "internal_error";
                         /** @enum {integer} */
                         code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
                     };
                 };
             };

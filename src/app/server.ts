@@ -3,7 +3,7 @@ import { createLogger } from './logger.js';
 import { buildApp } from './build-app.js';
 import { TokenService } from '../modules/auth/tokens.js';
 import { type Config, resolveUrls, TOKEN_AUDIENCE } from '../platform/config.js';
-import { createDatabase } from '../platform/db/database.js';
+import { createDatabase, isDatabaseUnavailable } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { databaseIsEmpty, seedDemo } from '../modules/admin/demo.js';
 
@@ -12,18 +12,48 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Migrates, builds and listens; used by `punchclock serve` and by the HTTP tests. */
+const FIRST_RETRY_MS = 250;
+const LONGEST_RETRY_MS = 5_000;
+
+/**
+ * Runs `step` until it succeeds, waiting with back-off (250 ms doubling up to 5 s) while the database
+ * cannot be reached, and logging each failed attempt; any other failure ends the wait at once.
+ */
+export async function whenDatabaseAnswers<T>(step: () => Promise<T>, logger: Logger | false): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (error) {
+      if (!isDatabaseUnavailable(error)) throw error;
+      const waitMs = Math.min(FIRST_RETRY_MS * 2 ** (attempt - 1), LONGEST_RETRY_MS);
+      if (logger)
+        logger.warn(
+          { attempt, retryInMs: waitMs, err: error },
+          'the database does not answer yet; trying again',
+        );
+      await new Promise((resolve) => setTimeout(resolve, waitMs));
+    }
+  }
+}
+
+/**
+ * Migrates, builds and listens; used by `punchclock serve` and by the HTTP tests. With
+ * `waitForDatabase`, a database that cannot be reached yet is waited for (see whenDatabaseAnswers).
+ */
 export async function startServer(
   config: Config,
-  options: { logger?: Logger | false; now?: () => number } = {},
+  options: { logger?: Logger | false; now?: () => number; waitForDatabase?: boolean } = {},
 ) {
+  const logger = options.logger === undefined ? createLogger(config.logLevel) : options.logger;
   const database = createDatabase(config.database, { backgroundCheckpoints: true });
   try {
-    await migrateToLatest(database.db);
     const issuer = resolveUrls(config, config.port).tokenIssuer;
     const tokens = new TokenService(database.db, issuer, TOKEN_AUDIENCE, options.now);
-    await tokens.init();
-    const logger = options.logger === undefined ? createLogger(config.logLevel) : options.logger;
+    const prepare = async () => {
+      await migrateToLatest(database.db);
+      await tokens.init();
+    };
+    await (options.waitForDatabase ? whenDatabaseAnswers(prepare, logger) : prepare());
     const app = await buildApp({
       config,
       database,
@@ -55,14 +85,16 @@ export async function runServer(config: Config, options: { demoIfEmpty: boolean 
   if (options.demoIfEmpty) {
     const database = createDatabase(config.database);
     try {
-      await migrateToLatest(database.db);
-      if (await databaseIsEmpty(database.db))
-        demo = await seedDemo({ database, now: Date.now }, resolveUrls(config, config.port).publicBaseUrl);
+      demo = await whenDatabaseAnswers(async () => {
+        await migrateToLatest(database.db);
+        if (!(await databaseIsEmpty(database.db))) return null;
+        return seedDemo({ database, now: Date.now }, resolveUrls(config, config.port).publicBaseUrl);
+      }, createLogger(config.logLevel));
     } finally {
       await database.close();
     }
   }
-  const server = await startServer(config);
+  const server = await startServer(config, { waitForDatabase: true });
   if (demo) {
     process.stdout.write(
       [

@@ -1,11 +1,14 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, type ErrorName, validationError } from '../../domain/errors.js';
+import { isDatabaseUnavailable } from '../../platform/db/database.js';
 import { TOKEN_PATH } from '../paths.js';
 import { PROBLEM_CONTENT_TYPE, pathOf } from '../problem.js';
 import { fieldErrorsFromAjv } from '../validation.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
+/** What a client is told to wait before retrying when the database is away (a restart takes seconds). */
+const DATABASE_RETRY_AFTER_SECONDS = 2;
 
 function frameworkErrorName(error: FastifyError): { name: ErrorName; detail: string } {
   switch (error.code) {
@@ -51,6 +54,12 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
     const mapped = frameworkErrorName(error);
     return new ApiError(mapped.name, mapped.detail);
   }
+  if (isDatabaseUnavailable(error)) {
+    request.log.warn({ err: error }, 'database unavailable');
+    return new ApiError('service_unavailable', 'the database is unavailable; retry shortly', null, {
+      'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
+    });
+  }
   request.log.error({ err: error }, 'unexpected failure');
   return new ApiError('internal_error', 'an unexpected error occurred; quote the correlation id to support');
 }
@@ -79,9 +88,20 @@ export const errorsPlugin = fp(
           .code(status)
           .header('cache-control', 'no-store')
           .send({
-            error: status === 429 ? 'rate_limited' : status >= 500 ? 'server_error' : 'invalid_request',
+            error:
+              status === 429
+                ? 'rate_limited'
+                : status === 503
+                  ? 'temporarily_unavailable'
+                  : status >= 500
+                    ? 'server_error'
+                    : 'invalid_request',
             error_description:
-              status >= 500 ? 'an unexpected error occurred' : (apiError.detail ?? apiError.message),
+              status === 503
+                ? (apiError.detail ?? 'temporarily unavailable')
+                : status >= 500
+                  ? 'an unexpected error occurred'
+                  : (apiError.detail ?? apiError.message),
           });
       }
       return sendProblem(request, reply, apiError);

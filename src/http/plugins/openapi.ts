@@ -192,7 +192,7 @@ function finishDocument(document: Json): Json {
           };
         }
         const names = ['X-Correlation-Id', ...RATE_LIMIT_HEADERS];
-        if (code === 429) names.push('Retry-After');
+        if (code === 429 || code === 503) names.push('Retry-After');
         if ((code === 401 || code === 403) && !isToken) names.push('WWW-Authenticate');
         if (code === 401 && isToken) names.push('WWW-Authenticate');
         if (isToken) names.push('Cache-Control');

@@ -7,9 +7,16 @@ export const BODY_ERRORS: ErrorName[] = ['payload_too_large', 'unsupported_media
 
 /**
  * Errors every bearer-token operation can answer: no or bad token, API access switched off for the
- * company (the token is no longer allowed anywhere), quota exhausted, server fault.
+ * company (the token is no longer allowed anywhere), quota exhausted, server fault, database away for
+ * a moment (503 with Retry-After).
  */
-const BEARER_ERRORS: ErrorName[] = ['invalid_token', 'forbidden', 'rate_limited', 'internal_error'];
+const BEARER_ERRORS: ErrorName[] = [
+  'invalid_token',
+  'forbidden',
+  'rate_limited',
+  'internal_error',
+  'service_unavailable',
+];
 
 /**
  * Response schemas for the error names a bearer-token operation documents, grouped by status; each status's

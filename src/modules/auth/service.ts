@@ -3,24 +3,28 @@ import { clientIdOfSecret, normaliseClientId, secretMatches } from './key-secret
 import { personScopes, type ScopeId } from './scopes.js';
 import type { TokenClaims, TokenService } from './tokens.js';
 import type { Executor } from '../../platform/db/database.js';
+import { prepareQuery } from '../../platform/db/prepared.js';
 import type { ApiKeyRow } from '../../platform/db/schema.js';
 import type { AppContext } from '../context.js';
 
 const CLIENT_ID_SHAPE = /^svc_[0-9a-f]{1,64}$/;
 
 /** The key a client id names, with its company's API-access switch, which the exchange checks once the secret is proven. */
-function keyByClientId(db: Executor, clientId: string) {
-  return db
+const keyByClientIdQuery = prepareQuery((db, p: { clientId: string }) =>
+  db
     .selectFrom('api_keys as k')
     .innerJoin('companies as c', 'c.id', 'k.company_id')
     .selectAll('k')
     .select('c.api_access as company_api_access')
-    .where('k.client_id', '=', clientId)
-    .executeTakeFirst();
+    .where('k.client_id', '=', p.clientId),
+);
+
+function keyByClientId(db: Executor, clientId: string) {
+  return keyByClientIdQuery.executeTakeFirst(db, { clientId });
 }
 
-function keyPrincipal(db: Executor, keyId: string) {
-  return db
+const keyPrincipalQuery = prepareQuery((db, p: { keyId: string }) =>
+  db
     .selectFrom('api_keys as k')
     .innerJoin('companies as c', 'c.id', 'k.company_id')
     .select([
@@ -32,12 +36,15 @@ function keyPrincipal(db: Executor, keyId: string) {
       'c.time_zone',
       'c.time_tracking',
     ])
-    .where('k.id', '=', keyId)
-    .executeTakeFirst();
+    .where('k.id', '=', p.keyId),
+);
+
+function keyPrincipal(db: Executor, keyId: string) {
+  return keyPrincipalQuery.executeTakeFirst(db, { keyId });
 }
 
-function userPrincipal(db: Executor, userId: string) {
-  return db
+const userPrincipalQuery = prepareQuery((db, p: { userId: string }) =>
+  db
     .selectFrom('users as u')
     .innerJoin('companies as c', 'c.id', 'u.company_id')
     .select([
@@ -49,8 +56,11 @@ function userPrincipal(db: Executor, userId: string) {
       'c.time_zone',
       'c.time_tracking',
     ])
-    .where('u.id', '=', userId)
-    .executeTakeFirst();
+    .where('u.id', '=', p.userId),
+);
+
+function userPrincipal(db: Executor, userId: string) {
+  return userPrincipalQuery.executeTakeFirst(db, { userId });
 }
 
 export type KeyLookup = { kind: 'found'; key: ApiKeyRow; companyApiAccess: boolean } | { kind: 'unknown' };

@@ -50,6 +50,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
           401: oauthErrorSchema(['invalid_client']),
           429: oauthErrorSchema(['rate_limited']),
           500: oauthErrorSchema(['server_error']),
+          503: oauthErrorSchema(['temporarily_unavailable']),
         },
       },
     },

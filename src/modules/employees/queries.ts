@@ -1,18 +1,25 @@
 import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
+import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import type { EmployeeRow } from '../../platform/db/schema.js';
+
+const employeeBy = (column: 'id' | 'external_id') =>
+  prepareQuery((db, p: { companyId: string; value: string }) =>
+    db
+      .selectFrom('employees')
+      .selectAll()
+      .where('company_id', '=', p.companyId)
+      .where(column, '=', p.value)
+      .where('deleted_at', 'is', null),
+  );
+const employeeById = employeeBy('id');
+const employeeByExternalId = employeeBy('external_id');
 
 export async function findEmployeeById(
   db: Executor,
   companyId: string,
   employeeId: string,
 ): Promise<EmployeeRow | undefined> {
-  return db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('id', '=', employeeId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return employeeById.executeTakeFirst(db, { companyId, value: employeeId });
 }
 
 export async function findEmployeeByExternalId(
@@ -20,13 +27,7 @@ export async function findEmployeeByExternalId(
   companyId: string,
   externalId: string,
 ): Promise<EmployeeRow | undefined> {
-  return db
-    .selectFrom('employees')
-    .selectAll()
-    .where('company_id', '=', companyId)
-    .where('external_id', '=', externalId)
-    .where('deleted_at', 'is', null)
-    .executeTakeFirst();
+  return employeeByExternalId.executeTakeFirst(db, { companyId, value: externalId });
 }
 
 /** The employee a time-clock write records for, as far as it reads them: who they are and where they work. */
@@ -34,6 +35,21 @@ export type EmployeeForWrite = Pick<EmployeeRow, 'id' | 'external_id' | 'workpla
 
 /** That employee with the time zone of their workplace (null without a workplace or a zone). */
 export type EmployeeWithZone = EmployeeForWrite & { workplace_time_zone: string | null };
+
+const lockBy = (column: 'e.id' | 'e.external_id') =>
+  prepareQuery((db, p: { companyId: string; value: string }) =>
+    db
+      .selectFrom('employees as e')
+      .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+      .select(['e.id', 'e.external_id', 'e.workplace_id', 'w.time_zone as workplace_time_zone'])
+      .where('e.company_id', '=', p.companyId)
+      .where(column, '=', p.value)
+      .where('e.deleted_at', 'is', null)
+      // Constant per dialect, so the prepared query may depend on it.
+      .$if(rowLocks(db), (q) => q.forUpdate('e')),
+  );
+const lockById = lockBy('e.id');
+const lockByExternalId = lockBy('e.external_id');
 
 /**
  * The employee (by id or external id) with their workplace's zone, row-locked for the rest of the
@@ -44,15 +60,9 @@ export async function lockEmployeeWithZone(
   companyId: string,
   by: { id: string } | { externalId: string },
 ): Promise<EmployeeWithZone | undefined> {
-  const query = tx
-    .selectFrom('employees as e')
-    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-    .select(['e.id', 'e.external_id', 'e.workplace_id', 'w.time_zone as workplace_time_zone'])
-    .where('e.company_id', '=', companyId)
-    .where('deleted_at', 'is', null);
-  return ('id' in by ? query.where('e.id', '=', by.id) : query.where('e.external_id', '=', by.externalId))
-    .$if(rowLocks(tx), (q) => q.forUpdate('e'))
-    .executeTakeFirst();
+  return 'id' in by
+    ? lockById.executeTakeFirst(tx, { companyId, value: by.id })
+    : lockByExternalId.executeTakeFirst(tx, { companyId, value: by.externalId });
 }
 
 /** The columns of an employee list item (see views.ts): pages read nothing else. */
@@ -69,6 +79,27 @@ export const EMPLOYEE_LIST_COLUMNS = [
 
 export type EmployeeListRow = Pick<EmployeeRow, (typeof EMPLOYEE_LIST_COLUMNS)[number]>;
 
+const employeePage = (withStatus: boolean, withAfter: boolean) =>
+  prepareQuery((db, p: { companyId: string; status: string; afterId: string; limit: number }) =>
+    db
+      .selectFrom('employees')
+      .select(EMPLOYEE_LIST_COLUMNS)
+      .where('company_id', '=', p.companyId)
+      .where('deleted_at', 'is', null)
+      .$if(withStatus, (q) => q.where('status', '=', p.status))
+      .$if(withAfter, (q) => q.where('id', '>', p.afterId))
+      .orderBy('id')
+      .limit(boundLimit(p.limit)),
+  );
+
+/** One prepared query per shape: with or without a status filter, first page or after a cursor. */
+const EMPLOYEE_PAGES = {
+  all: employeePage(false, false),
+  allAfter: employeePage(false, true),
+  status: employeePage(true, false),
+  statusAfter: employeePage(true, true),
+};
+
 /** A page of the company's employees ordered by id, after `afterId`, of one status if given. */
 export async function listEmployeesPage(
   db: Executor,
@@ -76,16 +107,8 @@ export async function listEmployeesPage(
   options: { status: string | null; afterId: string | null; limit: number },
 ): Promise<EmployeeListRow[]> {
   const { status, afterId, limit } = options;
-  return db
-    .selectFrom('employees')
-    .select(EMPLOYEE_LIST_COLUMNS)
-    .where('company_id', '=', companyId)
-    .where('deleted_at', 'is', null)
-    .$if(status !== null, (q) => q.where('status', '=', status!))
-    .$if(afterId !== null, (q) => q.where('id', '>', afterId!))
-    .orderBy('id')
-    .limit(limit)
-    .execute();
+  const query = EMPLOYEE_PAGES[`${status !== null ? 'status' : 'all'}${afterId !== null ? 'After' : ''}`];
+  return query.execute(db, { companyId, status: status ?? '', afterId: afterId ?? '', limit });
 }
 
 export async function findLatestScheduleId(db: Executor, employeeId: string): Promise<string | null> {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
-import { type Executor, tryTransactionLock, type Tx } from '../../platform/db/database.js';
+import { tryTransactionLock, type Tx } from '../../platform/db/database.js';
+import { prepareQuery } from '../../platform/db/prepared.js';
 import type { IdempotencyRecordRow } from '../../platform/db/schema.js';
 import type { AppContext } from '../context.js';
 
@@ -60,24 +61,37 @@ export function requestFingerprint(method: string, path: string, body: unknown):
     .digest('hex');
 }
 
-function findRecord(db: Executor, scope: IdempotencyScope) {
-  return db
+const findRecord = prepareQuery((db, scope: IdempotencyScope) =>
+  db
     .selectFrom('idempotency_records')
     .selectAll()
     .where('company_id', '=', scope.companyId)
     .where('api_key_id', '=', scope.apiKeyId)
-    .where('idempotency_key', '=', scope.key)
-    .executeTakeFirst();
-}
+    .where('idempotency_key', '=', scope.key),
+);
 
-async function deleteRecord(tx: Tx, scope: IdempotencyScope): Promise<void> {
-  await tx
+const deleteRecord = prepareQuery((db, scope: IdempotencyScope) =>
+  db
     .deleteFrom('idempotency_records')
     .where('company_id', '=', scope.companyId)
     .where('api_key_id', '=', scope.apiKeyId)
-    .where('idempotency_key', '=', scope.key)
-    .execute();
-}
+    .where('idempotency_key', '=', scope.key),
+);
+
+const insertRecord = prepareQuery(
+  (db, p: IdempotencyScope & { status: number; body: string; createdAt: string; expiresAt: string }) =>
+    db.insertInto('idempotency_records').values({
+      company_id: p.companyId,
+      api_key_id: p.apiKeyId,
+      idempotency_key: p.key,
+      request_hash: p.requestHash,
+      state: 'done',
+      response_status: p.status,
+      response_body: p.body,
+      created_at: p.createdAt,
+      expires_at: p.expiresAt,
+    }),
+);
 
 /**
  * Spec, Idempotency rules 1-5, as the first step of the write's own transaction. The key is locked
@@ -89,11 +103,11 @@ async function deleteRecord(tx: Tx, scope: IdempotencyScope): Promise<void> {
 export async function claimKey(tx: Tx, scope: IdempotencyScope, now: number): Promise<KeyClaim> {
   if (!(await tryTransactionLock(tx, `idempotency|${scope.companyId}|${scope.apiKeyId}|${scope.key}`)))
     return { kind: 'refused', error: keyInFlight() };
-  const existing = await findRecord(tx, scope);
+  const existing = await findRecord.executeTakeFirst(tx, scope);
   if (existing === undefined) return { kind: 'claimed' };
   const verdict = judgeRecord(existing, scope, now);
   if (verdict.kind === 'free') {
-    await deleteRecord(tx, scope);
+    await deleteRecord.executeWrite(tx, scope);
     return { kind: 'claimed' };
   }
   return verdict;
@@ -123,20 +137,13 @@ export async function storeOutcome(
   outcome: { status: number; body: string },
   now: number,
 ): Promise<void> {
-  await tx
-    .insertInto('idempotency_records')
-    .values({
-      company_id: scope.companyId,
-      api_key_id: scope.apiKeyId,
-      idempotency_key: scope.key,
-      request_hash: scope.requestHash,
-      state: 'done',
-      response_status: outcome.status,
-      response_body: outcome.body,
-      created_at: new Date(now).toISOString(),
-      expires_at: new Date(now + RETENTION_MS).toISOString(),
-    })
-    .execute();
+  await insertRecord.executeWrite(tx, {
+    ...scope,
+    status: outcome.status,
+    body: outcome.body,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + RETENTION_MS).toISOString(),
+  });
 }
 
 /** Spec, Limits: outcomes are kept 24 hours; the server removes expired ones periodically. */

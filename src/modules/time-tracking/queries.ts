@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
+import { boundLimit, ONE_ROW, prepareQuery } from '../../platform/db/prepared.js';
 import type { NewTimeEntry, TimeEntryRow } from '../../platform/db/schema.js';
 
 /*
@@ -35,7 +36,7 @@ function duplicateStart(
     .where('start_at', '>=', from)
     .where('start_at', '<=', to)
     .orderBy('start_at', 'desc')
-    .limit(1);
+    .limit(ONE_ROW);
 }
 
 function duplicateEnd(
@@ -57,33 +58,33 @@ function duplicateEnd(
     .where('end_at', '>=', from)
     .where('end_at', '<=', to)
     .orderBy('end_at', 'desc')
-    .limit(1);
+    .limit(ONE_ROW);
 }
+
+interface DuplicateInput {
+  employeeId: string;
+  sentType: string;
+  callerId: string;
+  from: string;
+  to: string;
+  startedAfter: string;
+}
+
+const duplicateStartQuery = prepareQuery((db, p: DuplicateInput) =>
+  duplicateStart(db, p.employeeId, p.sentType, p.callerId, p.from, p.to),
+);
+const duplicateEndQuery = prepareQuery((db, p: DuplicateInput) =>
+  duplicateEnd(db, p.employeeId, p.sentType, p.callerId, p.from, p.to, p.startedAfter),
+);
 
 /** Spec, Idempotency rule 6: a punch of the same type, by the same caller, within the window of an existing one. */
 export async function findDuplicatePunch(
   db: Executor,
-  input: {
-    employeeId: string;
-    sentType: string;
-    callerId: string;
-    from: string;
-    to: string;
-    startedAfter: string;
-  },
+  input: DuplicateInput,
 ): Promise<{ entry: TimeEntryRow; matched: 'start' | 'end' } | undefined> {
-  const { employeeId, sentType, callerId, from, to } = input;
-  const started = await duplicateStart(db, employeeId, sentType, callerId, from, to).executeTakeFirst();
+  const started = await duplicateStartQuery.executeTakeFirst(db, input);
   if (started) return { entry: started, matched: 'start' };
-  const ended = await duplicateEnd(
-    db,
-    employeeId,
-    sentType,
-    callerId,
-    from,
-    to,
-    input.startedAfter,
-  ).executeTakeFirst();
+  const ended = await duplicateEndQuery.executeTakeFirst(db, input);
   return ended ? { entry: ended, matched: 'end' } : undefined;
 }
 
@@ -130,7 +131,7 @@ function scheduleInForce(db: Executor, employeeId: string, workDate: string) {
     .where('employee_id', '=', employeeId)
     .where('effective_from', '<=', workDate)
     .orderBy('effective_from', 'desc')
-    .limit(1)
+    .limit(ONE_ROW)
     .as('effective_schedule_id');
 }
 
@@ -176,7 +177,7 @@ function punchContext(
         .where('c.start_at', '<=', instant)
         .where('c.status', '!=', OPEN)
         .where('c.end_at', '>', instant)
-        .limit(1)
+        .limit(ONE_ROW)
         .as('covering_id'),
       // Like the covering entry: an entry with an end. The open session is the employee's only
       // one without (partial unique index).
@@ -188,7 +189,7 @@ function punchContext(
         .where('s.start_at', '<', instant)
         .whereRef('s.end_at', '>', 't.start_at')
         .whereRef('s.id', '!=', 't.id')
-        .limit(1)
+        .limit(ONE_ROW)
         .as('swallowed_id'),
     ]);
 }
@@ -203,24 +204,20 @@ function punchContext(
  * a session that started less than a day before `instant` (a longer one cannot be closed), and an
  * entry that ends after such a session started began less than a day before that.
  */
-export async function findPunchContext(
-  db: Executor,
-  input: {
-    employeeId: string;
-    workDate: string;
-    instant: string;
-    startedAfter: string;
-    sessionStartedAfter: string;
-  },
-): Promise<PunchContext> {
-  const row = (await punchContext(
-    db,
-    input.employeeId,
-    input.workDate,
-    input.instant,
-    input.startedAfter,
-    input.sessionStartedAfter,
-  ).executeTakeFirst()) as PunchContextRow | undefined;
+interface PunchContextInput {
+  employeeId: string;
+  workDate: string;
+  instant: string;
+  startedAfter: string;
+  sessionStartedAfter: string;
+}
+
+const punchContextQuery = prepareQuery((db, p: PunchContextInput) =>
+  punchContext(db, p.employeeId, p.workDate, p.instant, p.startedAfter, p.sessionStartedAfter),
+);
+
+export async function findPunchContext(db: Executor, input: PunchContextInput): Promise<PunchContext> {
+  const row = (await punchContextQuery.executeTakeFirst(db, input)) as PunchContextRow | undefined;
   if (!row) throw new Error('punch context query returned no row');
   const { effective_schedule_id, punch_day_locked, open_day_locked, covering_id, swallowed_id, ...open } =
     row;
@@ -270,7 +267,7 @@ function shiftContext(
       .where('start_at', '>', startedAfter)
       .where('start_at', '<', to)
       .where('end_at', '>', from)
-      .limit(1)
+      .limit(ONE_ROW)
       .as('overlapping_closed_id'),
     /*
      * The open session, when it started before `to`. The start is tested in the CASE rather than
@@ -290,7 +287,7 @@ function shiftContext(
       )
       .where('employee_id', '=', employeeId)
       .where('status', '=', OPEN)
-      .limit(1)
+      .limit(ONE_ROW)
       .as('overlapping_open_id'),
   ]);
 }
@@ -300,26 +297,21 @@ function shiftContext(
  * confirmed, and an entry overlapping [from, to): a completed entry that meets it (bounded by
  * `startedAfter`, see above) or the open session, if it started before `to`.
  */
-export async function findShiftContext(
-  db: Executor,
-  input: {
-    employeeId: string;
-    workDate: string;
-    endDate: string;
-    from: string;
-    to: string;
-    startedAfter: string;
-  },
-): Promise<ShiftContext> {
-  const row = await shiftContext(
-    db,
-    input.employeeId,
-    input.workDate,
-    input.endDate,
-    input.from,
-    input.to,
-    input.startedAfter,
-  ).executeTakeFirst();
+interface ShiftContextInput {
+  employeeId: string;
+  workDate: string;
+  endDate: string;
+  from: string;
+  to: string;
+  startedAfter: string;
+}
+
+const shiftContextQuery = prepareQuery((db, p: ShiftContextInput) =>
+  shiftContext(db, p.employeeId, p.workDate, p.endDate, p.from, p.to, p.startedAfter),
+);
+
+export async function findShiftContext(db: Executor, input: ShiftContextInput): Promise<ShiftContext> {
+  const row = await shiftContextQuery.executeTakeFirst(db, input);
   if (!row) throw new Error('shift context query returned no row');
   return {
     scheduleId: row.effective_schedule_id,
@@ -333,29 +325,80 @@ function truthy(value: unknown): boolean {
   return value === true || value === 1 || value === '1' || value === 't';
 }
 
+const ENTRY_COLUMNS = [
+  'id',
+  'company_id',
+  'employee_id',
+  'work_date',
+  'start_at',
+  'end_at',
+  'start_time',
+  'end_time',
+  'ends_next_day',
+  'break_minutes',
+  'net_seconds',
+  'status',
+  'source',
+  'time_zone',
+  'notes',
+  'note',
+  'clock_in_event',
+  'clock_out_event',
+  'created_by_type',
+  'created_by_id',
+  'closed_by_id',
+  'created_at',
+  'updated_at',
+  'approved_at',
+] as const satisfies readonly (keyof NewTimeEntry)[];
+
+export type EntryValues = { [K in (typeof ENTRY_COLUMNS)[number]]: string | number | null };
+
+const insertEntryQuery = prepareQuery((db, p: EntryValues) =>
+  db
+    .insertInto('time_entries')
+    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, p[c]])) as unknown as NewTimeEntry),
+);
+
 /** A new entry (an open session, or a completed shift). A second open session fails here (partial unique index). */
-export async function insertTimeEntry(tx: Tx, entry: NewTimeEntry): Promise<void> {
-  await tx.insertInto('time_entries').values(entry).execute();
+export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void> {
+  await insertEntryQuery.executeWrite(tx, entry);
 }
 
+interface SessionClosing {
+  end_at: string;
+  end_time: string;
+  ends_next_day: number;
+  net_seconds: number;
+  status: string;
+  notes: string | null;
+  note: string | null;
+  clock_out_event: string;
+  closed_by_id: string;
+  updated_at: string;
+}
+
+const completeSessionQuery = prepareQuery((db, p: SessionClosing & { id: string }) =>
+  db
+    .updateTable('time_entries')
+    .set({
+      end_at: p.end_at,
+      end_time: p.end_time,
+      ends_next_day: p.ends_next_day,
+      net_seconds: p.net_seconds,
+      status: p.status,
+      notes: p.notes,
+      note: p.note,
+      clock_out_event: p.clock_out_event,
+      closed_by_id: p.closed_by_id,
+      updated_at: p.updated_at,
+    })
+    .where('id', '=', p.id),
+);
+
 /** Closes an open session: the fields a clock-out sets. */
-export async function completeSession(
-  tx: Tx,
-  id: string,
-  patch: {
-    end_at: string;
-    end_time: string;
-    ends_next_day: number;
-    net_seconds: number;
-    status: string;
-    notes: string | null;
-    note: string | null;
-    clock_out_event: string;
-    closed_by_id: string;
-    updated_at: string;
-  },
-): Promise<void> {
-  await tx.updateTable('time_entries').set(patch).where('id', '=', id).execute();
+export async function completeSession(tx: Tx, id: string, patch: SessionClosing): Promise<void> {
+  await completeSessionQuery.executeWrite(tx, { id, ...patch });
 }
 
 /** The columns of a time-entry list item (use-cases/views.ts): pages read nothing else. */
@@ -427,7 +470,7 @@ function employeePage(by: 'id' | 'externalId', withAfter: boolean) {
                 w.and([w('work_date', '=', afterDate), w('id', '>', afterId)]),
               ]),
             );
-          return page.orderBy('work_date').orderBy('id').limit(limit).as('p');
+          return page.orderBy('work_date').orderBy('id').limit(boundLimit(limit)).as('p');
         },
         (join) => join.onTrue(),
       )
@@ -438,6 +481,29 @@ function employeePage(by: 'id' | 'externalId', withAfter: boolean) {
       .orderBy('p.work_date')
       .orderBy('p.id');
 }
+
+interface PageInput {
+  companyId: string;
+  selector: string;
+  from: string;
+  to: string;
+  afterDate: string;
+  afterId: string;
+  limit: number;
+}
+
+const pageQuery = (by: 'id' | 'externalId', withAfter: boolean) =>
+  prepareQuery((db, p: PageInput) =>
+    employeePage(by, withAfter)(db, p.companyId, p.selector, p.from, p.to, p.afterDate, p.afterId, p.limit),
+  );
+
+/** One prepared query per shape: by id or external id, first page or after a cursor. */
+const PAGE_QUERIES = {
+  id: pageQuery('id', false),
+  idAfter: pageQuery('id', true),
+  externalId: pageQuery('externalId', false),
+  externalIdAfter: pageQuery('externalId', true),
+};
 
 /**
  * The employee named by `selector` (lower-cased id, or external id) in the company and a page of their
@@ -458,16 +524,16 @@ export async function findEmployeeEntriesPage(
   const { companyId, selector, from, to, after, limit } = input;
   const byId = 'id' in selector;
   const key = byId ? selector.id : selector.externalId;
-  const rows = (await employeePage(byId ? 'id' : 'externalId', after !== null)(
-    db,
+  const query = PAGE_QUERIES[`${byId ? 'id' : 'externalId'}${after !== null ? 'After' : ''}`];
+  const rows = (await query.execute(db, {
     companyId,
-    key,
+    selector: key,
     from,
     to,
-    after?.workDate ?? '',
-    after?.id ?? '',
+    afterDate: after?.workDate ?? '',
+    afterId: after?.id ?? '',
     limit,
-  ).execute()) as PageJoinRow[];
+  })) as PageJoinRow[];
   const first = rows[0];
   if (first === undefined) return { employee: undefined, rows: [] };
   return {

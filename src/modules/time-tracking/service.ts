@@ -7,9 +7,10 @@ import {
   findPunchContext,
   findShiftContext,
   findEmployeeEntriesPage,
+  type EntryValues,
   insertTimeEntry,
 } from './queries.js';
-import type { NewTimeEntry, TimeEntryRow } from '../../platform/db/schema.js';
+import type { TimeEntryRow } from '../../platform/db/schema.js';
 import {
   checkPunchWindow,
   DUPLICATE_WINDOW_MS,
@@ -210,7 +211,7 @@ function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedIn
 }
 
 /** The partial unique index on open sessions is the last word on "one open session per employee". */
-async function insertOpenSession(tx: Tx, entry: NewTimeEntry): Promise<void> {
+async function insertOpenSession(tx: Tx, entry: EntryValues): Promise<void> {
   try {
     await insertTimeEntry(tx, entry);
   } catch (error) {

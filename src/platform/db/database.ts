@@ -2,6 +2,8 @@ import { type Kysely, sql, type Transaction, PostgresAdapter } from 'kysely';
 import type { DatabaseUrl } from '../config.js';
 import { createPostgresKysely } from './postgres.js';
 import type { Schema } from './schema.js';
+
+export { isDatabaseUnavailable } from './errors.js';
 import { createSqliteKysely } from './sqlite.js';
 
 export type Dialect = 'sqlite' | 'postgres';

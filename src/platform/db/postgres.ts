@@ -1,5 +1,15 @@
-import { Kysely, PostgresDialect } from 'kysely';
+import { createHash } from 'node:crypto';
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  Kysely,
+  PostgresDialect,
+  type QueryResult,
+  type TransactionSettings,
+} from 'kysely';
 import pg from 'pg';
+import { isDatabaseUnavailable } from './errors.js';
 import type { Schema } from './schema.js';
 
 /**
@@ -17,8 +27,109 @@ export function createPostgresPool(connectionString: string, max: number): pg.Po
   return pool;
 }
 
+const DATA_QUERIES = new Set(['SelectQueryNode', 'InsertQueryNode', 'UpdateQueryNode', 'DeleteQueryNode']);
+const NAME_CACHE_SIZE = 1000;
+
+/*
+ * Speed trick, kept (measured: docs/performance.md, round 9). Kysely's PostgreSQL driver sends every
+ * query as an unnamed statement, which the server parses and plans anew each time; on this service's
+ * hot paths (a punch's context is one statement with four subqueries) planning cost the server more
+ * CPU than running, and on a small machine that CPU is taken from the API. Here every data query
+ * (select, insert, update, delete) runs as a named statement, its name a hash of its SQL text: each
+ * connection parses it once (pg keeps track), and the server may switch to a generic plan. Raw SQL
+ * (transaction control, migrations, locks) is sent as before. It is Kysely's own driver otherwise:
+ * same pool, same results.
+ */
+const names = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = names.get(text);
+  if (name === undefined) {
+    if (names.size >= NAME_CACHE_SIZE) names.delete(names.keys().next().value!);
+    name = `pc_${createHash('sha256').update(text).digest('base64url').slice(0, 32)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+class NamedStatementConnection implements DatabaseConnection {
+  /** Set once the connection failed under a query: it is then closed rather than pooled again. */
+  broken: Error | undefined;
+
+  constructor(readonly client: pg.PoolClient) {}
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const values = [...compiled.parameters];
+    let result: pg.QueryResult;
+    try {
+      result = DATA_QUERIES.has(compiled.query.kind)
+        ? await this.client.query({ name: statementName(compiled.sql), text: compiled.sql, values })
+        : await this.client.query(compiled.sql, values);
+    } catch (error) {
+      if (isDatabaseUnavailable(error)) this.broken = error as Error;
+      throw error;
+    }
+    const { command, rowCount, rows } = result;
+    return {
+      numAffectedRows:
+        command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'
+          ? BigInt(rowCount ?? 0)
+          : undefined,
+      rows: (rows ?? []) as R[],
+    };
+  }
+
+  // eslint-disable-next-line require-yield
+  async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
+    throw new Error('streaming queries are not supported by this driver');
+  }
+}
+
+class NamedStatementDriver implements Driver {
+  constructor(private readonly pool: pg.Pool) {}
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    return new NamedStatementConnection(await this.pool.connect());
+  }
+
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    if (settings.isolationLevel || settings.accessMode)
+      throw new Error('transaction settings are not supported by this driver');
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    const { client, broken } = connection as NamedStatementConnection;
+    client.release(broken);
+  }
+
+  async destroy(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+class NamedStatementDialect extends PostgresDialect {
+  constructor(private readonly pool: pg.Pool) {
+    super({ pool });
+  }
+
+  override createDriver(): Driver {
+    return new NamedStatementDriver(this.pool);
+  }
+}
+
 export function createPostgresKysely(connectionString: string, max: number) {
   const pool = createPostgresPool(connectionString, max);
-  const kysely = new Kysely<Schema>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Schema>({ dialect: new NamedStatementDialect(pool) });
   return { kysely, close: () => kysely.destroy() };
 }
