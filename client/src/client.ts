@@ -18,6 +18,12 @@ import type {
   WriteResult,
 } from './types.js';
 
+type ChangesOperation = paths['/api/public/v1/changes']['get'];
+/** The query of GET /changes: cursor, limit, types (comma-separated), start (`oldest` or `now`). */
+export type ChangesQuery = NonNullable<ChangesOperation['parameters']['query']>;
+export type ChangesPage = ChangesOperation['responses'][200]['content']['application/json'];
+export type ChangeEvent = ChangesPage['items'][number];
+
 export interface PunchclockClientOptions {
   /** The server's base address, e.g. `https://punchclock.example.com` (the API is under `/api/public/v1`). */
   baseUrl: string;
@@ -83,6 +89,14 @@ export interface PunchclockClient {
     query: TimeEntryIterationQuery,
     options?: CallOptions,
   ): AsyncGenerator<TimeEntry, void, undefined>;
+  /** GET /changes: one page of the company's change feed, in commit order. */
+  listChanges(query?: ChangesQuery, options?: CallOptions): Promise<ChangesPage>;
+  /**
+   * The company's events after `cursor` (or from the oldest retained one, or with `start: 'now'` only
+   * newer ones), page after page, ending at the head. The generator's return value is the resume
+   * cursor: keep it and pass it as `cursor` next time to receive only newer events, none twice.
+   */
+  changes(query?: ChangesQuery, options?: CallOptions): AsyncGenerator<ChangeEvent, string, undefined>;
   /**
    * The underlying openapi-fetch client, typed from the description, with the same token handling,
    * Idempotency-Key and retries: for anything the methods above do not cover.
@@ -212,6 +226,22 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
         'listTimeEntries',
         await raw.GET('/api/public/v1/time-entries', { params: { query }, signal: call?.signal }),
       );
+    },
+
+    async listChanges(query = {}, call) {
+      return unwrap(
+        'listChanges',
+        await raw.GET('/api/public/v1/changes', { params: { query }, signal: call?.signal }),
+      );
+    },
+
+    async *changes(query = {}, call) {
+      let page = await client.listChanges(query, call);
+      for (;;) {
+        yield* page.items;
+        if (!page.hasMore || page.nextCursor === null) return page.resumeCursor;
+        page = await client.listChanges({ ...query, start: undefined, cursor: page.nextCursor }, call);
+      }
     },
 
     timeEntries(query, call) {

@@ -6,6 +6,10 @@ import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlatio
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
 import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
+import { Metrics } from '../http/metrics.js';
+import { overloadPlugin } from '../http/plugins/overload.js';
+import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
+import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
 import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
@@ -59,6 +63,7 @@ export async function buildApp(deps: AppDependencies) {
       windowMs: RATE_LIMIT_WINDOW_MS,
     }),
     cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
+    metrics: new Metrics(database),
     urls: resolveUrls(config, config.port),
     problemFor: (request, error) =>
       problemBody(error, {
@@ -115,10 +120,13 @@ export async function buildApp(deps: AppDependencies) {
   });
 
   await app.register(errorsPlugin);
+  await app.register(requestMetricsPlugin);
+  await app.register(overloadPlugin);
   await app.register(correlationIdPlugin);
   await app.register(deprecationPlugin);
   await app.register(rateLimitSweepPlugin);
   await app.register(idempotencyPurgePlugin);
+  await app.register(eventRetentionPlugin);
   // Before any route: it describes the routes added after it.
   await app.register(openApiPlugin);
   await app.register(healthRoutes);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { meRoutes } from '../modules/auth/me.routes.js';
 import { tokenRoutes } from '../modules/auth/token.routes.js';
+import { changeFeedRoutes } from '../modules/events/routes.js';
 import { employeeRoutes } from '../modules/employees/routes.js';
 import { timeTrackingRoutes } from '../modules/time-tracking/routes.js';
 
@@ -10,4 +11,5 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(meRoutes);
   await app.register(employeeRoutes);
   await app.register(timeTrackingRoutes);
+  await app.register(changeFeedRoutes);
 };

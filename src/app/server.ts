@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { createLogger } from './logger.js';
 import { buildApp } from './build-app.js';
+import { serveMetrics } from '../http/metrics.js';
 import { TokenService } from '../modules/auth/tokens.js';
 import { type Config, resolveUrls, TOKEN_AUDIENCE } from '../platform/config.js';
 import { createDatabase, isDatabaseUnavailable } from '../platform/db/database.js';
@@ -62,6 +63,10 @@ export async function startServer(
       ...(options.now ? { now: options.now } : {}),
     });
     await app.listen({ port: config.port, host: config.host });
+    const metricsServer =
+      config.metricsPort === null
+        ? null
+        : await serveMetrics(app.services.metrics, config.host, config.metricsPort);
     return {
       app,
       services: app.services,
@@ -69,8 +74,13 @@ export async function startServer(
       tokens,
       url: app.services.urls.publicBaseUrl,
       listenUrl: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(app.server.address() as { port: number }).port}`,
+      metricsUrl:
+        metricsServer === null
+          ? null
+          : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(metricsServer.address() as { port: number }).port}/metrics`,
       async close() {
         await app.close();
+        if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
         await database.close();
       },
     };
@@ -110,6 +120,7 @@ export async function runServer(config: Config, options: { demoIfEmpty: boolean 
     );
   }
   process.stdout.write(`listening on ${server.listenUrl}\n`);
+  if (server.metricsUrl) process.stdout.write(`metrics on ${server.metricsUrl}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

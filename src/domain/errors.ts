@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   business_rule_violation: { status: 409, code: 2910, title: 'Business rule violation' },
   already_exists: { status: 409, code: 2911, title: 'Already exists' },
   idempotency_in_flight: { status: 409, code: 1409, title: 'Request with this Idempotency-Key is in flight' },
+  cursor_expired: { status: 410, code: 1410, title: 'Cursor older than the retained events' },
   payload_too_large: { status: 413, code: 1413, title: 'Request body too large' },
   unsupported_media_type: { status: 415, code: 1415, title: 'Unsupported media type' },
   validation_failed: { status: 422, code: 1800, title: 'Validation failed' },

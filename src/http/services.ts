@@ -4,6 +4,7 @@ import type { ApiError } from '../domain/errors.js';
 import type { TokenService } from '../modules/auth/tokens.js';
 import type { AppContext } from '../modules/context.js';
 import type { Config, resolveUrls } from '../platform/config.js';
+import type { Metrics } from './metrics.js';
 import type { ProblemBody } from './problem.js';
 import type { SlidingWindowLimiter } from './plugins/rate-limit/sliding-window.js';
 
@@ -16,6 +17,7 @@ export interface Services {
   tokenLimiter: SlidingWindowLimiter;
   unknownClientLimiter: SlidingWindowLimiter;
   cursors: CursorCodec;
+  metrics: Metrics;
   urls: ReturnType<typeof resolveUrls>;
   problemFor(request: FastifyRequest, error: ApiError): ProblemBody;
   /**

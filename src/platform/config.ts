@@ -13,6 +13,12 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   readonly tokenRateLimitPerMinute: number;
   readonly deprecation: { readonly sunset: string; readonly link: string | null } | null;
+  /** METRICS_PORT: where `GET /metrics` (Prometheus text) is served on HOST; null: no metrics endpoint. */
+  readonly metricsPort: number | null;
+  /** OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: above this event-loop delay requests are shed with 503; 0 turns shedding off. */
+  readonly overloadMaxEventLoopDelayMs: number;
+  /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
+  readonly eventRetentionDays: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
@@ -39,6 +45,24 @@ function positiveInteger(name: string, raw: string | undefined, fallback: number
   if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new ConfigError(`${name} must be a positive integer`);
   return Number(raw);
 }
+
+function nonNegativeInteger(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(`${name} must be a whole number (0 or more)`);
+  return Number(raw);
+}
+
+function optionalPort(name: string, raw: string | undefined): number | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) > 65535) throw new ConfigError(`${name} must be 0..65535`);
+  return Number(raw);
+}
+
+/*
+ * Overload: an event loop that lags this much means requests already wait far longer than they take;
+ * answering 503 at once keeps latency and memory bounded (measured: docs/operations.md).
+ */
+const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 1000;
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -78,6 +102,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       60,
     ),
     deprecation,
+    metricsPort: optionalPort('METRICS_PORT', env.METRICS_PORT),
+    eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
+    overloadMaxEventLoopDelayMs: nonNegativeInteger(
+      'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
+      env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+    ),
   });
 }
 

@@ -171,6 +171,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `POST ${V1}/time-clock/events`,
             `POST ${V1}/time-entries`,
             `GET ${V1}/time-entries`,
+            `GET ${V1}/changes`,
           ].sort(),
         );
 

@@ -517,6 +517,33 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       expect(entries.every((e) => e.source === 'api_shift' && e.totalHours === 2)).toBe(true);
       expect(wire.resourceRequests().filter((r) => r.method === 'GET')).toHaveLength(3);
     });
+
+    it('changes(): every event to the head, then the resume cursor yields only newer ones', async () => {
+      const fixture = await company();
+      const { client } = connect(fixture);
+      const id = fixture.employees[0]!.id;
+      for (let d = 3; d >= 1; d--) {
+        const start = T0 - d * 24 * HOUR - 4 * HOUR;
+        await client.recordShift({ employee: { id }, clockIn: iso(start), clockOut: iso(start + 2 * HOUR) });
+      }
+      const seen: string[] = [];
+      const feed = client.changes({ limit: 2 });
+      let step = await feed.next();
+      for (; !step.done; step = await feed.next()) seen.push(step.value.type);
+      // The fixture's employees first, then the three shifts.
+      expect(seen).toEqual([
+        ...fixture.employees.map(() => 'employee.created'),
+        'time_entry.completed',
+        'time_entry.completed',
+        'time_entry.completed',
+      ]);
+      const resume = step.value;
+      expect(typeof resume).toBe('string');
+      await client.recordClockEvent({ employee: { id }, type: 'clock_in', occurredAt: iso(T0 - HOUR) });
+      const newer = [];
+      for await (const event of client.changes({ cursor: resume })) newer.push(event.type);
+      expect(newer).toEqual(['time_entry.opened']);
+    });
   });
 
   describe('429 Retry-After', () => {

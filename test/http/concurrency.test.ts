@@ -15,7 +15,11 @@ import {
 } from '../support/time-tracking.js';
 
 const T0 = Date.parse('2026-11-10T12:00:00Z');
-const ENV = { RATE_LIMIT_PER_MINUTE: '100000', TOKEN_RATE_LIMIT_PER_MINUTE: '100000' };
+const ENV = {
+  RATE_LIMIT_PER_MINUTE: '100000',
+  TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+};
 
 /** One more server on an existing database, shaped like a TestServer (it does not own the database). */
 async function startInstance(database: TestDatabase, now: () => number): Promise<TestServer> {

@@ -29,7 +29,14 @@ export async function startTestServer(
   options: { env?: Record<string, string>; now?: () => number } = {},
 ): Promise<TestServer> {
   const database = await dialect.create();
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...options.env });
+  // Overload shedding is off unless a test turns it on: test code shares the server's event loop.
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    PORT: '0',
+    LOG_LEVEL: 'silent',
+    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+    ...options.env,
+  });
   const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
   const ctx: AppContext = { database: server.database, now: options.now ?? Date.now };
   return {

@@ -56,8 +56,9 @@ export interface Reply {
   body: AnyBody;
 }
 
+/** A request through the server's contract-checking requester: every response is held to the description. */
 export async function call(
-  server: { listenUrl: string },
+  server: Pick<TestServer, 'request'>,
   token: string,
   method: 'GET' | 'POST',
   path: string,
@@ -65,10 +66,10 @@ export async function call(
   headers: Record<string, string> = {},
 ): Promise<Reply> {
   const h = new Headers(headers);
-  h.set('authorization', `Bearer ${token}`);
   if (json !== undefined) h.set('content-type', 'application/json');
-  const response = await fetch(`${server.listenUrl}${path}`, {
+  const response = await server.request(path, {
     method,
+    token,
     headers: h,
     ...(json !== undefined ? { body: typeof json === 'string' ? json : JSON.stringify(json) } : {}),
   });
@@ -97,7 +98,7 @@ export interface Tenant {
 export async function createTenant(
   server: TestServer,
   options: Parameters<typeof createCompanyFixture>[1] = {},
-  target: { listenUrl: string } = server,
+  target: Pick<TestServer, 'request'> = server,
 ): Promise<Tenant> {
   const fixture = await createCompanyFixture(server.ctx, options);
   return tenantFor(server, fixture, fixture.key, target);
@@ -107,7 +108,7 @@ export async function tenantFor(
   server: TestServer,
   fixture: CompanyFixture,
   key: { clientId: string; secret: string },
-  target: { listenUrl: string } = server,
+  target: Pick<TestServer, 'request'> = server,
 ): Promise<Tenant> {
   const tenant: Tenant = {
     fixture,

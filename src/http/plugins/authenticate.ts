@@ -58,10 +58,12 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
     request.principal = check.principal;
     const quota = deps.limiter.hit(check.principal.id, deps.ctx.now());
     reply.headers(quotaHeaders(deps.limiter, quota));
-    if (!quota.allowed)
+    if (!quota.allowed) {
+      request.server.services.metrics.rateLimited.inc({ limiter: 'api' });
       throw new ApiError('rate_limited', `at most ${quota.limit} requests per minute`, null, {
         'retry-after': String(quota.retryAfterSeconds),
       });
+    }
     if (scope !== null && !check.principal.scopes.includes(scope))
       throw new ApiError('insufficient_scope', `this operation needs the scope ${scope}`, null, {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,

@@ -56,6 +56,7 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');
+    request.server.services.metrics.databaseErrors.inc();
     return new ApiError('service_unavailable', 'the database is unavailable; retry shortly', null, {
       'retry-after': String(DATABASE_RETRY_AFTER_SECONDS),
     });

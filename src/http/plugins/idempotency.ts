@@ -58,6 +58,7 @@ export async function idempotentWrite<B>(
       const claim = await claimKey(tx, scope, at);
       if (claim.kind === 'refused') throw claim.error;
       if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+      // The write: e.g. recordClockEvent(tx, …).
       const outcome = await write(tx, { detectDuplicates: false });
       const body = String(reply.code(outcome.status).serialize(outcome.body));
       await storeOutcome(tx, scope, { status: outcome.status, body }, at);
@@ -66,10 +67,17 @@ export async function idempotentWrite<B>(
   } catch (error) {
     // A write refused with a 4xx rolled back everything, claim included; the refusal is the key's
     // outcome and is stored on its own (unless the key is refused itself: in flight, or reused).
+    if (error instanceof ApiError && isKeyRefusal(error))
+      request.server.services.metrics.idempotency.inc({
+        outcome: error.errorName === 'idempotency_in_flight' ? 'in_flight' : 'reused',
+      });
     if (!(error instanceof ApiError) || error.status >= 500 || isKeyRefusal(error)) throw error;
     answer = await storeRefusal(request, scope, error, at);
   }
-  if (answer.replayed) reply.header('idempotent-replayed', 'true');
+  if (answer.replayed) {
+    reply.header('idempotent-replayed', 'true');
+    request.server.services.metrics.idempotency.inc({ outcome: 'replay' });
+  }
   if (answer.headers) reply.headers(answer.headers);
   return reply
     .code(answer.status)

@@ -32,8 +32,11 @@ const CLIENT_BASIC = 'clientBasic';
 type Json = Record<string, any>;
 
 /** The route-schema `security` of an operation that needs `scope` (null: any valid token). */
-export function bearerSecurity(scope: ScopeId | null) {
-  return [{ [OAUTH2]: scope === null ? [] : [scope] }];
+export function bearerSecurity(scope: ScopeId | null, ...alternatives: ScopeId[]) {
+  return [
+    { [OAUTH2]: scope === null ? [] : [scope] },
+    ...alternatives.map((other) => ({ [OAUTH2]: [other] })),
+  ];
 }
 
 const HEADER_NAMES: Record<string, string> = {
@@ -89,6 +92,10 @@ const TAGS = [
   { name: 'Token', description: 'What the calling token is.' },
   { name: 'Employees', description: "The company's employees and their external (badge / HRIS) ids." },
   { name: 'Time tracking', description: 'Clock events, completed shifts and time entries.' },
+  {
+    name: 'Changes',
+    description: "The company's change feed: every change, once, in commit order, to follow with a cursor.",
+  },
 ];
 
 /**
@@ -213,10 +220,15 @@ function documentForScopes(document: Json, scopes: readonly string[] | null): Js
   for (const [path, pathItem] of Object.entries<Json>(document.paths ?? {})) {
     const kept: Json = {};
     for (const [method, operation] of Object.entries<Json>(pathItem)) {
-      const needed: string[] = (operation.security ?? []).flatMap(
+      // Security requirements are alternatives: the token may call the operation when it meets one.
+      const requirements: string[][] = (operation.security ?? []).map(
         (requirement: Json) => requirement[OAUTH2] ?? [],
       );
-      if (needed.every((scope) => scopes.includes(scope))) kept[method] = operation;
+      if (
+        requirements.length === 0 ||
+        requirements.some((needed) => needed.every((scope) => scopes.includes(scope)))
+      )
+        kept[method] = operation;
     }
     if (Object.keys(kept).length > 0) paths[path] = kept;
   }

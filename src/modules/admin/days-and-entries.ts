@@ -1,6 +1,7 @@
 import { recordAudit } from '../audit/queries.js';
+import { appendEvents } from '../events/service.js';
 import type { Tx } from '../../platform/db/database.js';
-import { timeEntryListItem } from '../views.js';
+import { employeeRef, timeEntryListItem } from '../views.js';
 import { auditBase } from './companies.js';
 import { invalid, notFound, requireDate, requireUuid } from './validation.js';
 
@@ -10,7 +11,7 @@ export async function confirmDay(tx: Tx, now: number, input: { employeeId: strin
   const at = new Date(now).toISOString();
   const employee = await tx
     .selectFrom('employees')
-    .select(['id', 'company_id'])
+    .select(['id', 'company_id', 'external_id'])
     .where('id', '=', employeeId)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
@@ -33,6 +34,12 @@ export async function confirmDay(tx: Tx, now: number, input: { employeeId: strin
       targetId: employee.id,
       details: { date },
     });
+    await appendEvents(
+      tx,
+      employee.company_id,
+      [{ type: 'day.confirmed', data: { employee: employeeRef(employee), date } }],
+      at,
+    );
   }
   return { employeeId: employee.id, date, locked: true as const };
 }
@@ -66,5 +73,12 @@ export async function decideEntry(tx: Tx, now: number, entryId: string, decision
     .select(['id', 'external_id'])
     .where('id', '=', entry.employee_id)
     .executeTakeFirstOrThrow();
-  return timeEntryListItem(updated, employee);
+  const item = timeEntryListItem(updated, employee);
+  await appendEvents(
+    tx,
+    entry.company_id,
+    [{ type: decision === 'approved' ? 'time_entry.approved' : 'time_entry.rejected', data: item }],
+    at,
+  );
+  return item;
 }

@@ -1,12 +1,13 @@
 import type { Tx } from '../../platform/db/database.js';
 import { isUniqueViolation } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
+import { appendEvents } from '../events/service.js';
 import { findEmployeeByExternalId, findLatestScheduleId } from '../employees/queries.js';
 import type { EmployeeRow } from '../../platform/db/schema.js';
 import { addDays, todayIn } from '../../domain/time-zone.js';
 import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { employeeListItem } from '../views.js';
+import { employeeListItem, employeeRef } from '../views.js';
 import { auditBase, requireCompany } from './companies.js';
 import { invalid, notFound, requireDate, requireEmail, requireText, requireUuid } from './validation.js';
 
@@ -207,6 +208,7 @@ export async function createEmployee(tx: Tx, now: number, companyId: string, inp
       targetType: 'employee',
       targetId: row.id,
     });
+    await appendEvents(tx, company.id, [{ type: 'employee.created', data: employeeListItem(row) }], at);
     return employeeView(tx, row);
   } catch (error) {
     translateUniqueViolation(error, input.externalId);
@@ -234,7 +236,9 @@ export async function updateEmployee(tx: Tx, now: number, employeeId: string, in
       targetId: existing.id,
       details: { ...patch, ...(schedule ? { schedule } : {}) },
     });
-    return employeeView(tx, await requireEmployeeRow(tx, existing.id));
+    const updated = await requireEmployeeRow(tx, existing.id);
+    await appendEvents(tx, company.id, [{ type: 'employee.updated', data: employeeListItem(updated) }], at);
+    return employeeView(tx, updated);
   } catch (error) {
     translateUniqueViolation(error, input.externalId);
   }
@@ -254,6 +258,12 @@ export async function deleteEmployee(tx: Tx, now: number, employeeId: string) {
     targetType: 'employee',
     targetId: existing.id,
   });
+  await appendEvents(
+    tx,
+    existing.company_id,
+    [{ type: 'employee.deleted', data: employeeRef(existing) }],
+    at,
+  );
   return { id: existing.id, deleted: true as const };
 }
 

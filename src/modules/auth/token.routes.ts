@@ -19,6 +19,8 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
   ) => {
     // A request refused before its key is known charged nothing.
     services.ensureRateLimitHeaders(reply.request, reply);
+    services.metrics.tokensRefused.inc({ reason: error });
+    if (error === 'rate_limited') services.metrics.rateLimited.inc({ limiter: 'token' });
     return reply
       .code(status)
       .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...extraHeaders })
@@ -136,6 +138,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
         proven,
       );
       if (!result.ok) return oauthError(reply, 401, 'invalid_client', result.description, basicChallenge);
+      services.metrics.tokensIssued.inc();
       return reply
         .code(200)
         .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })

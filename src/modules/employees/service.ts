@@ -1,6 +1,7 @@
 import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import type { CursorCodec } from '../../domain/cursor.js';
 import { recordAudit } from '../audit/queries.js';
+import { appendEvents } from '../events/service.js';
 import {
   type EmployeeWithZone,
   findEmployeeByExternalId,
@@ -173,6 +174,14 @@ export async function setExternalId(
           details: { from: employee.external_id, to: value },
           at,
         });
+        const updated = await findEmployeeById(tx, principal.companyId, employee.id);
+        if (updated)
+          await appendEvents(
+            tx,
+            principal.companyId,
+            [{ type: 'employee.updated', data: employeeListItem(updated) }],
+            at,
+          );
       }
       return { id: employee.id, externalId: value, dryRun: input.dryRun };
     });

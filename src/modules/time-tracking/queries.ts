@@ -92,7 +92,19 @@ export async function findDuplicatePunch(
  * The columns of an open session a punch reads (to close it, or to report it): no more, since every
  * column read costs on every punch (on PostgreSQL pg describes, parses and builds each one anew).
  */
-const OPEN_SESSION_COLUMNS = ['id', 'work_date', 'start_at', 'start_time', 'notes', 'note'] as const;
+const OPEN_SESSION_COLUMNS = [
+  'id',
+  'work_date',
+  'start_at',
+  'start_time',
+  'notes',
+  'note',
+  // For the event a clock-out records (the completed entry as a list item).
+  'break_minutes',
+  'source',
+  'approved_at',
+  'created_at',
+] as const;
 
 export type OpenSession = Pick<TimeEntryRow, (typeof OPEN_SESSION_COLUMNS)[number]>;
 

@@ -1,5 +1,6 @@
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
+import { appendEvents } from '../events/service.js';
 import type { EmployeeForWrite } from '../employees/queries.js';
 import {
   completeSession,
@@ -336,6 +337,12 @@ export async function recordClockEvent(
       details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
       at,
     });
+    await appendEvents(
+      tx,
+      principal.companyId,
+      [{ type: 'time_entry.opened', data: timeEntryListItem(entry, employee) }],
+      at,
+    );
     return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
   }
 
@@ -381,6 +388,12 @@ export async function recordClockEvent(
     details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
     at,
   });
+  await appendEvents(
+    tx,
+    principal.companyId,
+    [{ type: 'time_entry.completed', data: timeEntryListItem(completed, employee) }],
+    at,
+  );
   return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
 }
 
@@ -474,6 +487,12 @@ export async function createShift(
     details: { employeeId: employee.id, clockIn: clockIn.utcIso, clockOut: clockOut.utcIso },
     at,
   });
+  await appendEvents(
+    tx,
+    principal.companyId,
+    [{ type: 'time_entry.completed', data: timeEntryListItem(entry, employee) }],
+    at,
+  );
   return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
 }
 

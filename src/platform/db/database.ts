@@ -26,6 +26,8 @@ export interface Database {
   /** Resolves once the database answers a trivial query. */
   ping(): Promise<void>;
   close(): Promise<void>;
+  /** PostgreSQL: the pool's connections (open, idle) and the requests waiting for one; SQLite: null. */
+  poolStats(): { total: number; idle: number; waiting: number } | null;
 }
 
 export interface DatabaseOptions {
@@ -36,9 +38,14 @@ export interface DatabaseOptions {
 }
 
 export function createDatabase(location: DatabaseUrl, options: DatabaseOptions = {}): Database {
-  const { kysely, close } =
+  const { kysely, close, poolStats } =
     location.kind === 'sqlite'
-      ? createSqliteKysely(location.path, { backgroundCheckpoints: options.backgroundCheckpoints ?? false })
+      ? {
+          ...createSqliteKysely(location.path, {
+            backgroundCheckpoints: options.backgroundCheckpoints ?? false,
+          }),
+          poolStats: () => null,
+        }
       : createPostgresKysely(location.url, options.poolSize ?? 10);
   return {
     db: kysely,
@@ -48,6 +55,7 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
       await sql`select 1`.execute(kysely);
     },
     close,
+    poolStats,
   };
 }
 

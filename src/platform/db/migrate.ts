@@ -1,9 +1,11 @@
 import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Executor } from './database.js';
 import * as initial from './migrations/0001-initial.js';
+import * as events from './migrations/0002-events.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
+  '0002-events': events,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

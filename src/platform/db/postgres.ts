@@ -131,5 +131,9 @@ class NamedStatementDialect extends PostgresDialect {
 export function createPostgresKysely(connectionString: string, max: number) {
   const pool = createPostgresPool(connectionString, max);
   const kysely = new Kysely<Schema>({ dialect: new NamedStatementDialect(pool) });
-  return { kysely, close: () => kysely.destroy() };
+  return {
+    kysely,
+    close: () => kysely.destroy(),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }

@@ -157,6 +157,21 @@ export interface AppSecretsTable {
   created_at: string;
 }
 
+export interface EventSequencesTable {
+  company_id: string;
+  last_seq: number;
+  pruned_through: number;
+}
+
+export interface EventsTable {
+  company_id: string;
+  seq: number;
+  id: string;
+  type: string;
+  occurred_at: string;
+  data: string;
+}
+
 export interface Schema {
   companies: CompaniesTable;
   workplaces: WorkplacesTable;
@@ -171,6 +186,8 @@ export interface Schema {
   idempotency_records: IdempotencyRecordsTable;
   audit_log: AuditLogTable;
   app_secrets: AppSecretsTable;
+  event_sequences: EventSequencesTable;
+  events: EventsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

@@ -1,0 +1,19 @@
+import fp from 'fastify-plugin';
+import { pruneEvents } from '../../modules/events/service.js';
+
+const PRUNE_INTERVAL_MS = 10 * 60_000;
+
+/** The change feed keeps events EVENT_RETENTION_DAYS (default 30); older ones are removed every ten minutes. */
+export const eventRetentionPlugin = fp(
+  async (app) => {
+    const { ctx, config } = app.services;
+    const prune = setInterval(() => {
+      pruneEvents(ctx, config.eventRetentionDays).catch((error: unknown) =>
+        app.log.warn({ err: error }, 'event pruning failed'),
+      );
+    }, PRUNE_INTERVAL_MS);
+    prune.unref();
+    app.addHook('onClose', async () => clearInterval(prune));
+  },
+  { name: 'event-retention' },
+);

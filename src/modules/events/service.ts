@@ -1,0 +1,168 @@
+import type { CursorCodec } from '../../domain/cursor.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import type { Principal } from '../auth/service.js';
+import type { AppContext } from '../context.js';
+import { insertEvents, pruneEventsBefore, readEventsAfter, sequenceOf, takeSequence } from './queries.js';
+
+/**
+ * The event types this service writes. An open list: later versions add types (clients ignore the
+ * ones they do not know).
+ */
+export const EVENT_TYPES = [
+  'time_entry.opened',
+  'time_entry.completed',
+  'time_entry.approved',
+  'time_entry.rejected',
+  'day.confirmed',
+  'employee.created',
+  'employee.updated',
+  'employee.deleted',
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export interface NewEvent {
+  type: EventType;
+  /** The public API's own shape of what changed (see EVENT_TYPES' documentation in the description). */
+  data: unknown;
+}
+
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+
+/**
+ * Appends events to the company's log in the caller's transaction: they commit with the change they
+ * record, or not at all. Call it as late as possible in the transaction: from here until the commit,
+ * other writers of the same company wait (see takeSequence).
+ */
+export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[], at: string): Promise<void> {
+  if (events.length === 0) return;
+  const first = await takeSequence(tx, companyId, events.length);
+  await insertEvents(
+    tx,
+    events.map((event, i) => ({
+      company_id: companyId,
+      seq: first + i,
+      id: newId(),
+      type: event.type,
+      occurred_at: at,
+      data: JSON.stringify(event.data),
+    })),
+  );
+}
+
+/** Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*` with employees.read. */
+function visibleFamilies(principal: Principal): string[] {
+  const families: string[] = [];
+  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
+  if (principal.scopes.includes('employees.read')) families.push('employee.');
+  return families;
+}
+
+const TYPE_NAME = /^[a-z_]+\.[a-z_]+$/;
+
+function invalidCursor(): ApiError {
+  return validationError([
+    { field: 'cursor', message: 'is not a cursor of this change feed', code: 'invalid_cursor' },
+  ]);
+}
+
+export interface ChangesQuery {
+  cursor?: string;
+  limit?: number;
+  types?: string;
+  start?: 'oldest' | 'now';
+}
+
+/**
+ * Spec (additive), GET /changes: the company's events after the cursor's position, in commit order.
+ * `resumeCursor` is the position after the last event returned (or the same position when none was):
+ * following it never misses and never repeats an event.
+ */
+export async function readChanges(
+  db: Executor,
+  cursors: CursorCodec,
+  principal: Principal,
+  query: ChangesQuery,
+) {
+  const families = visibleFamilies(principal);
+  if (families.length === 0)
+    throw new ApiError(
+      'insufficient_scope',
+      'the change feed needs the scope attendance.read or employees.read',
+      null,
+      {
+        'www-authenticate': 'Bearer error="insufficient_scope", scope="attendance.read employees.read"',
+      },
+    );
+  let types: string[] | null = null;
+  if (query.types !== undefined) {
+    const requested = query.types
+      .split(',')
+      .map((t) => t.trim())
+      .filter((t) => t !== '');
+    const malformed = requested.find((t) => !TYPE_NAME.test(t));
+    if (requested.length === 0 || malformed !== undefined)
+      throw validationError([
+        {
+          field: 'types',
+          message: 'must be a comma-separated list of event types like time_entry.opened',
+          code: 'format',
+        },
+      ]);
+    types = requested;
+  }
+  const visible = (type: string) => families.some((family) => type.startsWith(family));
+  // Only the families the token may read: a filter of its own, or all of them.
+  const filter = (types ?? EVENT_TYPES).filter(visible);
+  const allVisible = types === null && families.length === 3;
+  const limit = query.limit ?? 25;
+  const sequence = await sequenceOf(db, principal.companyId);
+  let after: number;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    if (payload?.k !== 'changes' || payload.c !== principal.companyId || typeof payload.s !== 'number')
+      throw invalidCursor();
+    after = payload.s;
+    if (after > sequence.lastSeq) throw invalidCursor();
+    if (after < sequence.prunedThrough)
+      throw new ApiError(
+        'cursor_expired',
+        'events after this cursor were removed by retention; start again with start=oldest or start=now',
+      );
+  } else after = query.start === 'now' ? sequence.lastSeq : sequence.prunedThrough;
+
+  const rows =
+    filter.length === 0
+      ? []
+      : await readEventsAfter(db, principal.companyId, after, allVisible ? null : filter, limit + 1);
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  const position = last ? Number(last.seq) : after;
+  /*
+   * Without more to read, every event numbered up to `sequence.lastSeq` (read before the events, so
+   * committed before them) has been seen or filtered out: the resume position may move up to it, and
+   * a filtered reader does not scan the same events again.
+   */
+  const resumeAt = hasMore ? position : Math.max(position, sequence.lastSeq);
+  const cursorAt = (seq: number) => cursors.encode({ k: 'changes', c: principal.companyId, s: seq });
+  return {
+    items: items.map((row) => ({
+      id: row.id,
+      type: row.type,
+      occurredAt: row.occurred_at,
+      data: JSON.parse(row.data) as unknown,
+    })),
+    nextCursor: hasMore ? cursorAt(position) : null,
+    hasMore,
+    resumeCursor: cursorAt(resumeAt),
+  };
+}
+
+/** Events are kept `retentionDays` (EVENT_RETENTION_DAYS), then removed; the server runs this periodically. */
+export async function pruneEvents(ctx: AppContext, retentionDays: number): Promise<number> {
+  const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
+  return ctx.database.transaction((tx) => pruneEventsBefore(tx, cutoff));
+}

@@ -1,0 +1,92 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { testDialects } from '../support/databases.js';
+import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
+
+/*
+ * Issue "show what is happening inside" and "shed overload": Prometheus metrics on METRICS_PORT only,
+ * with bounded labels; and 503 + Retry-After while the event loop lags beyond the configured delay.
+ */
+const sqlite = testDialects().find((d) => d.name === 'sqlite')!;
+
+describe('metrics and overload', () => {
+  let server: TestServer | undefined;
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+  });
+
+  it('serves Prometheus text on METRICS_PORT with route templates and fixed reasons as labels only', async () => {
+    server = await startTestServer(sqlite, { env: { METRICS_PORT: '0' } });
+    expect(server.metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const fixture = await createCompanyFixture(server.ctx);
+    const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+    expect((await server.request('/api/public/v1/me', { token })).status).toBe(200);
+    const employee = fixture.employees[0]!.id;
+    const list = await server.request(`/api/public/v1/time-entries?employeeId=${employee}`, { token });
+    expect(list.status).toBe(200);
+    expect((await server.request('/api/public/v1/no-such-thing')).status).toBe(404);
+    const refused = await server.request('/api/public/v1/oauth/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: fixture.key.clientId,
+        client_secret: 'wrong',
+      }).toString(),
+    });
+    expect(refused.status).toBe(401);
+
+    const scrape = await fetch(server.metricsUrl!);
+    expect(scrape.status).toBe(200);
+    expect(scrape.headers.get('content-type')).toMatch(/^text\/plain/);
+    const text = await scrape.text();
+    expect(text).toMatch(
+      /punchclock_http_requests_total\{route="\/api\/public\/v1\/me",method="GET",status="200"\} 1/,
+    );
+    expect(text).toMatch(
+      /punchclock_http_requests_total\{route="\/api\/public\/v1\/time-entries",method="GET",status="200"\} 1/,
+    );
+    expect(text).toMatch(/punchclock_http_requests_total\{route="unmatched",method="GET",status="404"\} 1/);
+    expect(text).toMatch(
+      /punchclock_http_request_duration_seconds_bucket\{le="0.5",route="\/api\/public\/v1\/me",method="GET",status_class="2xx"\} 1/,
+    );
+    expect(text).toMatch(/punchclock_tokens_issued_total 1/);
+    expect(text).toMatch(/punchclock_tokens_refused_total\{reason="invalid_client"\} 1/);
+    expect(text).toMatch(/punchclock_process_cpu_seconds_total/);
+    // No label carries an id, a key or a raw path.
+    for (const secret of [fixture.companyId, fixture.key.clientId, fixture.key.id, employee, 'no-such-thing'])
+      expect(text).not.toContain(secret);
+    // Nothing else is served there, and the API's port has no metrics.
+    expect((await fetch(server.metricsUrl!.replace('/metrics', '/'))).status).toBe(404);
+    expect((await server.request('/metrics')).status).toBe(404);
+  });
+
+  it('without METRICS_PORT there is no metrics endpoint', async () => {
+    server = await startTestServer(sqlite);
+    expect(server.metricsUrl).toBeNull();
+  });
+
+  it('sheds requests with 503 and Retry-After while the event loop lags; /healthz still answers', async () => {
+    server = await startTestServer(sqlite, { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '50' } });
+    // The server shares this process: a synchronous stretch of 400 ms is a lagging event loop.
+    const until = Date.now() + 400;
+    while (Date.now() < until) {
+      // busy
+    }
+    // under-pressure's sampling timer runs first and sees the lag.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const shed = await server.request('/api/public/v1/me');
+    expect(shed.status).toBe(503);
+    expect(shed.headers.get('retry-after')).toBe('1');
+    expect(shed.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(((await shed.json()) as { error: string }).error).toBe('service_unavailable');
+    expect((await server.request('/healthz')).status).toBe(200);
+    // Once the loop is calm again, requests are served (401: no token, but not shed).
+    let status = 503;
+    for (let i = 0; i < 20 && status === 503; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      status = (await server.request('/api/public/v1/me')).status;
+    }
+    expect(status).toBe(401);
+  });
+});
