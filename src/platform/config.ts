@@ -17,6 +17,10 @@ export interface Config {
   readonly metricsPort: number | null;
   /** OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: above this event-loop delay requests are shed with 503; 0 turns shedding off. */
   readonly overloadMaxEventLoopDelayMs: number;
+  /** OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: above this share of busy event-loop time (0..1) requests are shed; 0 turns it off. */
+  readonly overloadMaxEventLoopUtilization: number;
+  /** OVERLOAD_MAX_IN_FLIGHT: requests being answered at once above which new ones are shed; 0 turns it off. */
+  readonly overloadMaxInFlight: number;
   /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
   readonly eventRetentionDays: number;
 }
@@ -63,6 +67,19 @@ function optionalPort(name: string, raw: string | undefined): number | null {
  * answering 503 at once keeps latency and memory bounded (measured: docs/operations.md).
  */
 const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 1000;
+/**
+ * Requests in flight at once beyond which new ones are shed: an instance answers one request at a
+ * time per core, so a deeper queue only adds waiting (measured: docs/operations.md).
+ */
+const DEFAULT_OVERLOAD_MAX_IN_FLIGHT = 128;
+/** Off by default: a saturated loop is also an instance running at exactly its capacity. */
+const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_UTILIZATION = 0;
+
+function fraction(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^(0(\.\d+)?|1(\.0+)?)$/.test(raw)) throw new ConfigError(`${name} must be a number from 0 to 1`);
+  return Number(raw);
+}
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
@@ -103,6 +120,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     deprecation,
     metricsPort: optionalPort('METRICS_PORT', env.METRICS_PORT),
+    overloadMaxEventLoopUtilization: fraction(
+      'OVERLOAD_MAX_EVENT_LOOP_UTILIZATION',
+      env.OVERLOAD_MAX_EVENT_LOOP_UTILIZATION,
+      DEFAULT_OVERLOAD_MAX_EVENT_LOOP_UTILIZATION,
+    ),
+    overloadMaxInFlight: nonNegativeInteger(
+      'OVERLOAD_MAX_IN_FLIGHT',
+      env.OVERLOAD_MAX_IN_FLIGHT,
+      DEFAULT_OVERLOAD_MAX_IN_FLIGHT,
+    ),
     eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',

@@ -66,10 +66,31 @@ describe('metrics and overload', () => {
     expect(server.metricsUrl).toBeNull();
   });
 
+  it('sheds a request beyond OVERLOAD_MAX_IN_FLIGHT with 503 and Retry-After; /healthz still answers', async () => {
+    server = await startTestServer(sqlite, { env: { OVERLOAD_MAX_IN_FLIGHT: '1' } });
+    const fixture = await createCompanyFixture(server.ctx);
+    const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+    // A transaction holding SQLite's one connection keeps the first request waiting (in flight).
+    let release!: () => void;
+    const held = server.database.transaction(() => new Promise<void>((resolve) => (release = resolve)));
+    const first = server.request('/api/public/v1/me', { token });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const second = await server.request('/api/public/v1/me', { token });
+    expect(second.status).toBe(503);
+    expect(second.headers.get('retry-after')).toBe('1');
+    expect((await server.request('/healthz')).status).toBe(200);
+    release();
+    await held;
+    expect((await first).status).toBe(200);
+    expect((await server.request('/api/public/v1/me', { token })).status).toBe(200);
+  });
+
   it('sheds requests with 503 and Retry-After while the event loop lags; /healthz still answers', async () => {
     server = await startTestServer(sqlite, { env: { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '50' } });
-    // The server shares this process: a synchronous stretch of 400 ms is a lagging event loop.
-    const until = Date.now() + 400;
+    // Shedding is armed a second after listening (starting lags the loop too).
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    // The server shares this process: a synchronous stretch of a second is a lagging event loop.
+    const until = Date.now() + 1_000;
     while (Date.now() < until) {
       // busy
     }
