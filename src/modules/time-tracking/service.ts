@@ -1,6 +1,6 @@
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
-import { appendEvents } from '../events/service.js';
+import { appendEvents, type NewEvent } from '../events/service.js';
 import type { EmployeeForWrite } from '../employees/queries.js';
 import {
   completeSession,
@@ -211,6 +211,29 @@ function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedIn
   );
 }
 
+/**
+ * What every write of this module records with its change, in its transaction: the audit row (who
+ * did what) and the change feed's event (what the integrators see).
+ */
+async function recordEntryChange(
+  tx: Tx,
+  principal: Principal,
+  at: string,
+  change: { action: string; entryId: string; details: Record<string, unknown>; event: NewEvent },
+): Promise<void> {
+  await recordAudit(tx, {
+    companyId: principal.companyId,
+    actorType: principal.kind,
+    actorId: principal.id,
+    action: change.action,
+    targetType: 'time_entry',
+    targetId: change.entryId,
+    details: change.details,
+    at,
+  });
+  await appendEvents(tx, principal.companyId, [change.event], at);
+}
+
 /** The partial unique index on open sessions is the last word on "one open session per employee". */
 async function insertOpenSession(tx: Tx, entry: EntryValues): Promise<void> {
   try {
@@ -327,22 +350,12 @@ export async function recordClockEvent(
     if (options.dryRun)
       return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
     await insertOpenSession(tx, entry);
-    await recordAudit(tx, {
-      companyId: principal.companyId,
-      actorType: principal.kind,
-      actorId: principal.id,
+    await recordEntryChange(tx, principal, at, {
       action: 'time_entry.clock_in',
-      targetType: 'time_entry',
-      targetId: entry.id,
+      entryId: entry.id,
       details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-      at,
+      event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee) },
     });
-    await appendEvents(
-      tx,
-      principal.companyId,
-      [{ type: 'time_entry.opened', data: timeEntryListItem(entry, employee) }],
-      at,
-    );
     return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
   }
 
@@ -378,22 +391,12 @@ export async function recordClockEvent(
   if (options.dryRun)
     return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
   await completeSession(tx, open.id, completed);
-  await recordAudit(tx, {
-    companyId: principal.companyId,
-    actorType: principal.kind,
-    actorId: principal.id,
+  await recordEntryChange(tx, principal, at, {
     action: 'time_entry.clock_out',
-    targetType: 'time_entry',
-    targetId: open.id,
+    entryId: open.id,
     details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-    at,
+    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee) },
   });
-  await appendEvents(
-    tx,
-    principal.companyId,
-    [{ type: 'time_entry.completed', data: timeEntryListItem(completed, employee) }],
-    at,
-  );
   return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
 }
 
@@ -477,22 +480,12 @@ export async function createShift(
   if (options.dryRun)
     return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
   await insertTimeEntry(tx, entry);
-  await recordAudit(tx, {
-    companyId: principal.companyId,
-    actorType: principal.kind,
-    actorId: principal.id,
+  await recordEntryChange(tx, principal, at, {
     action: 'time_entry.create_shift',
-    targetType: 'time_entry',
-    targetId: entry.id,
+    entryId: entry.id,
     details: { employeeId: employee.id, clockIn: clockIn.utcIso, clockOut: clockOut.utcIso },
-    at,
+    event: { type: 'time_entry.completed', data: timeEntryListItem(entry, employee) },
   });
-  await appendEvents(
-    tx,
-    principal.companyId,
-    [{ type: 'time_entry.completed', data: timeEntryListItem(entry, employee) }],
-    at,
-  );
   return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
 }
 
