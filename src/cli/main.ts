@@ -7,6 +7,7 @@
  * `error: <reason>` line on stderr and exit code 1. One file per command group in commands/.
  */
 import { Command, CommanderError } from 'commander';
+import { registerBackupCommands } from './commands/backup.js';
 import { registerCompanyCommands } from './commands/companies.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
@@ -29,6 +30,7 @@ function buildProgram(): Command {
   registerKeyCommands(program);
   registerTimeCommands(program);
   registerDemoCommand(program);
+  registerBackupCommands(program);
   return program;
 }
 
