@@ -13,7 +13,7 @@ import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
 import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
-import { SlidingWindowLimiter } from '../http/plugins/rate-limit/sliding-window.js';
+import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
 import { unchargedRateLimitHeaders } from '../http/plugins/rate-limit/headers.js';
 import { API_PREFIX, TOKEN_PATH } from '../http/paths.js';
 import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
@@ -34,8 +34,6 @@ export interface AppDependencies {
   now?: () => number;
 }
 
-const RATE_LIMIT_WINDOW_MS = 60_000;
-
 /**
  * The whole HTTP application: Fastify with the options a strict API needs, the services every route
  * uses (decorated as `app.services`), the cross-cutting plugins, health, and v1 of the public API
@@ -45,25 +43,31 @@ export async function buildApp(deps: AppDependencies) {
   const { config, database, tokens } = deps;
   const now = deps.now ?? Date.now;
   const ctx = { database, now };
-  const resourceLimiter = new SlidingWindowLimiter({
-    limit: config.rateLimitPerMinute,
-    windowMs: RATE_LIMIT_WINDOW_MS,
-  });
+  const metrics = new Metrics(database);
+  // Rate limits: per instance, or across the fleet with REDIS_URL (falling back to per instance).
+  const limiters = createLimiters(
+    {
+      resourcePerMinute: config.rateLimitPerMinute,
+      tokenPerMinute: config.tokenRateLimitPerMinute,
+      redisUrl: config.redisUrl,
+    },
+    (shared, error) => {
+      metrics.rateLimitShared.set(shared ? 1 : 0);
+      if (deps.logger === false) return;
+      if (shared) deps.logger.info('rate limits are counted in Redis again, across the fleet');
+      else deps.logger.warn({ err: error }, 'Redis does not answer: rate limits are counted per instance');
+    },
+  );
+  const { resourceLimiter } = limiters;
   const services: Services = {
     config,
     ctx,
     tokens,
     resourceLimiter,
-    tokenLimiter: new SlidingWindowLimiter({
-      limit: config.tokenRateLimitPerMinute,
-      windowMs: RATE_LIMIT_WINDOW_MS,
-    }),
-    unknownClientLimiter: new SlidingWindowLimiter({
-      limit: config.tokenRateLimitPerMinute,
-      windowMs: RATE_LIMIT_WINDOW_MS,
-    }),
+    tokenLimiter: limiters.tokenLimiter,
+    unknownClientLimiter: limiters.unknownClientLimiter,
     cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
-    metrics: new Metrics(database),
+    metrics,
     urls: resolveUrls(config, config.port),
     problemFor: (request, error) =>
       problemBody(error, {
@@ -114,6 +118,8 @@ export async function buildApp(deps: AppDependencies) {
   // text/plain bodies are not part of this API: 415 rather than Fastify's default parser.
   app.removeContentTypeParser('text/plain');
   app.decorate('services', services);
+  app.addHook('onClose', limiters.close);
+  if (config.redisUrl !== null) metrics.rateLimitShared.set(1);
   app.addHook('onListen', async () => {
     const address = app.server.address();
     if (address && typeof address === 'object') services.urls = resolveUrls(config, address.port);

@@ -31,6 +31,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly rateLimitShared = new Gauge({
+    name: 'punchclock_rate_limit_shared',
+    help: 'With REDIS_URL: 1 while rate limits are counted in Redis across the fleet, 0 while counted per instance (Redis away)',
+    registers: [this.registry],
+  });
+
   readonly idempotency = new Counter({
     name: 'punchclock_idempotency_outcomes_total',
     help: 'Writes with an Idempotency-Key that were not run afresh: replayed, in flight (409) or reused (422)',

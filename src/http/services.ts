@@ -6,16 +6,16 @@ import type { AppContext } from '../modules/context.js';
 import type { Config, resolveUrls } from '../platform/config.js';
 import type { Metrics } from './metrics.js';
 import type { ProblemBody } from './problem.js';
-import type { SlidingWindowLimiter } from './plugins/rate-limit/sliding-window.js';
+import type { RateLimiter } from './plugins/rate-limit/limiter.js';
 
 /** Everything a route needs, created once per app and decorated onto it as `app.services`. */
 export interface Services {
   config: Config;
   ctx: AppContext;
   tokens: TokenService;
-  resourceLimiter: SlidingWindowLimiter;
-  tokenLimiter: SlidingWindowLimiter;
-  unknownClientLimiter: SlidingWindowLimiter;
+  resourceLimiter: RateLimiter;
+  tokenLimiter: RateLimiter;
+  unknownClientLimiter: RateLimiter;
   cursors: CursorCodec;
   metrics: Metrics;
   urls: ReturnType<typeof resolveUrls>;

@@ -21,6 +21,8 @@ export interface Config {
   readonly overloadMaxEventLoopUtilization: number;
   /** OVERLOAD_MAX_IN_FLIGHT: requests being answered at once above which new ones are shed; 0 turns it off. */
   readonly overloadMaxInFlight: number;
+  /** REDIS_URL: rate limits counted across every instance sharing this Redis; null: per instance. */
+  readonly redisUrl: string | null;
   /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
   readonly eventRetentionDays: number;
 }
@@ -130,6 +132,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.OVERLOAD_MAX_IN_FLIGHT,
       DEFAULT_OVERLOAD_MAX_IN_FLIGHT,
     ),
+    redisUrl: env.REDIS_URL?.trim() || null,
     eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',

@@ -5,7 +5,7 @@ import { ApiError } from '../../domain/errors.js';
 import { checkPrincipal, type Principal } from '../../modules/auth/service.js';
 import type { AppContext } from '../../modules/context.js';
 import { quotaHeaders } from './rate-limit/headers.js';
-import type { SlidingWindowLimiter } from './rate-limit/sliding-window.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -18,7 +18,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export interface AuthDependencies {
   ctx: AppContext;
   tokens: TokenService;
-  limiter: SlidingWindowLimiter;
+  limiter: RateLimiter;
 }
 
 function invalidToken(
@@ -50,13 +50,13 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
     if (!check.ok) {
       // Refused before anything is charged: the headers show the quota of the key (or person) the
       // token names as it stands (spec, Limits: rate-limit headers on every response).
-      const rateLimit = quotaHeaders(deps.limiter, deps.limiter.peek(claims.subject, deps.ctx.now()));
+      const rateLimit = quotaHeaders(deps.limiter, await deps.limiter.peek(claims.subject, deps.ctx.now()));
       if (check.error === 'forbidden')
         throw new ApiError('forbidden', 'API access is switched off for the company', null, rateLimit);
       throw invalidToken('the access token is no longer valid', true, rateLimit);
     }
     request.principal = check.principal;
-    const quota = deps.limiter.hit(check.principal.id, deps.ctx.now());
+    const quota = await deps.limiter.hit(check.principal.id, deps.ctx.now());
     reply.headers(quotaHeaders(deps.limiter, quota));
     if (!quota.allowed) {
       request.server.services.metrics.rateLimited.inc({ limiter: 'api' });

@@ -1,13 +1,13 @@
 import type { Socket } from 'node:net';
 import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { RATE_LIMIT_HEADER_DISPLAY_NAMES, unchargedRateLimitHeaders } from './rate-limit/headers.js';
-import type { SlidingWindowLimiter } from './rate-limit/sliding-window.js';
+import type { RateLimiter } from './rate-limit/limiter.js';
 
 /**
  * Fastify's `clientErrorHandler`: malformed HTTP never reaches the router, so the answer is written to
  * the socket here, still a problem document with the rate-limit headers, and the connection closed.
  */
-export function malformedHttpAnswer(error: Error, socket: Socket, limiter: SlidingWindowLimiter): void {
+export function malformedHttpAnswer(error: Error, socket: Socket, limiter: RateLimiter): void {
   if (!socket.writable) return;
   const body = JSON.stringify({
     type: 'about:blank',

@@ -120,7 +120,7 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
       // The secret is hashed once per request: this answer also goes to exchangeKeyForToken below.
       const proven = lookup.kind === 'found' && keySecretProven(services.ctx, lookup.key, secret);
       const limiter = proven ? services.tokenLimiter : services.unknownClientLimiter;
-      const quota = limiter.hit(proven ? lookup.key.id : `ip:${request.ip}`, nowMs);
+      const quota = await limiter.hit(proven ? lookup.key.id : `ip:${request.ip}`, nowMs);
       reply.headers(quotaHeaders(limiter, quota));
       if (!quota.allowed)
         return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {

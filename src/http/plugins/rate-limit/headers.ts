@@ -1,4 +1,4 @@
-import type { SlidingWindowLimiter } from './sliding-window.js';
+import type { RateLimiter } from './limiter.js';
 
 export interface RateLimitHeaderInput {
   limit: number;
@@ -33,7 +33,7 @@ export const RATE_LIMIT_HEADER_DISPLAY_NAMES: Readonly<Record<string, string>> =
 
 /** The headers of `quota`, an answer of `limiter`, whose window is the policy's. */
 export function quotaHeaders(
-  limiter: SlidingWindowLimiter,
+  limiter: Pick<RateLimiter, 'windowMs'>,
   quota: RateLimitHeaderInput,
 ): Record<string, string> {
   return rateLimitHeaders(quota, limiter.windowMs / 1000);
@@ -43,6 +43,8 @@ export function quotaHeaders(
  * The headers of a response that charged no key (no valid token, an unknown route, a request refused
  * before its key is known): the policy, with the quota untouched.
  */
-export function unchargedRateLimitHeaders(limiter: SlidingWindowLimiter): Record<string, string> {
+export function unchargedRateLimitHeaders(
+  limiter: Pick<RateLimiter, 'windowMs' | 'untouched'>,
+): Record<string, string> {
   return quotaHeaders(limiter, limiter.untouched());
 }

@@ -1,0 +1,110 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { createServer } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/app/server.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { testDialects } from '../support/databases.js';
+import {
+  contractRequester,
+  createCompanyFixture,
+  fetchToken,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
+
+/*
+ * Issue "outgrow one machine", part 3: with REDIS_URL, two instances count one key's requests
+ * together (300 a minute across both); when Redis goes away each instance counts on its own and no
+ * request fails for it. The Redis is the test's own, on a free port.
+ */
+const postgres = testDialects().find((d) => d.name === 'postgres');
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function startRedis(port: number): Promise<ChildProcess> {
+  const redis = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('redis-server did not start')), 10_000);
+    redis.stdout!.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('Ready to accept connections')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    redis.once('exit', () => reject(new Error('redis-server exited')));
+  });
+  return redis;
+}
+
+describe.runIf(postgres !== undefined)('rate limits shared by two instances through Redis', () => {
+  let redis: ChildProcess;
+  let first: TestServer;
+  let second: Awaited<ReturnType<typeof startServer>>;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const port = await freePort();
+    redis = await startRedis(port);
+    env = { REDIS_URL: `redis://127.0.0.1:${port}`, METRICS_PORT: '0' };
+    first = await startTestServer(postgres!, { env });
+    second = await startServer(
+      loadConfig({
+        DATABASE_URL: first.testDatabase.url,
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        ...env,
+      }),
+      { logger: false },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+    await first?.stop();
+    redis?.kill('SIGKILL');
+  });
+
+  it('300 requests a minute per key across both; the 301st is 429 with Retry-After; with Redis gone both still serve', async () => {
+    const fixture = await createCompanyFixture(first.ctx);
+    const token = await fetchToken(first, fixture.key.clientId, fixture.key.secret);
+    const instances = [first.request, contractRequester(second)];
+    for (let i = 0; i < 300; i++) {
+      const response = await instances[i % 2]!('/api/public/v1/me', { token });
+      expect(response.status, `request ${i + 1}`).toBe(200);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(String(299 - i));
+    }
+    for (const request of instances) {
+      const refused = await request('/api/public/v1/me', { token });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(((await refused.json()) as { error: string }).error).toBe('rate_limited');
+    }
+    const sharedGauge = async () =>
+      /punchclock_rate_limit_shared (\d)/.exec(await (await fetch(first.metricsUrl!)).text())?.[1];
+    expect(await sharedGauge()).toBe('1');
+
+    redis.kill('SIGKILL');
+    await new Promise((resolve) => redis.once('exit', resolve));
+    for (const request of instances) {
+      const served = await request('/api/public/v1/me', { token });
+      expect(served.status).toBe(200);
+      expect(served.headers.get('ratelimit-policy')).toBe('apikey;q=300;w=60');
+    }
+    expect(await sharedGauge()).toBe('0');
+  }, 60_000);
+});
