@@ -13,6 +13,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerTransferCommands } from './commands/transfer.js';
 import { registerTimeCommands } from './commands/time.js';
 import { registerUserCommands } from './commands/users.js';
 import { reason } from './io.js';
@@ -31,6 +32,7 @@ function buildProgram(): Command {
   registerTimeCommands(program);
   registerDemoCommand(program);
   registerBackupCommands(program);
+  registerTransferCommands(program);
   return program;
 }
 
