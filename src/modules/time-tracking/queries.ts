@@ -413,7 +413,7 @@ export async function completeSession(tx: Tx, id: string, patch: SessionClosing)
   await completeSessionQuery.executeWrite(tx, { id, ...patch });
 }
 
-/** The columns of a time-entry list item (use-cases/views.ts): pages read nothing else. */
+/** The columns of a time-entry list item (modules/views.ts): pages read nothing else. */
 export const LIST_COLUMNS = [
   'id',
   'work_date',
@@ -439,8 +439,8 @@ const PAGE_COLUMNS = LIST_COLUMNS.map((column) => `p.${column}` as const);
 /*
  * An employee (by id or external id, never a deleted one) and one page of their entries, in one
  * statement: the page is a derived table joined to the employee row, so a missing employee yields no
- * row, an employee without entries in the range one row of nulls. The page itself is the same indexed
- * read as listTimeEntriesPage.
+ * row, an employee without entries in the range one row of nulls. The page itself is an indexed read
+ * of (employee_id, work_date, id) in the range, after the cursor's position.
  */
 function employeePage(by: 'id' | 'externalId', withAfter: boolean) {
   return (

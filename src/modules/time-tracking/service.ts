@@ -85,7 +85,7 @@ function parseInstantField(value: string, field: string): ParsedInstant {
 /*
  * Every stored entry lasts less than 24 hours (longer sessions and shifts are refused), so an entry
  * that reaches an instant started less than a day before it: the overlap and duplicate lookups read
- * only that day of the employee's history (see db/repositories/time-entries.ts).
+ * only that day of the employee's history (see queries.ts).
  */
 function dayBefore(iso: string): string {
   return new Date(Date.parse(iso) - MAX_SESSION_MS).toISOString();
