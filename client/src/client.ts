@@ -18,6 +18,11 @@ import type {
   WriteResult,
 } from './types.js';
 
+type ClockStatusOperation = paths['/api/public/v1/time-clock/status']['get'];
+/** The query of GET /time-clock/status: workplaceId, employeeId or externalId (at most one), cursor, limit. */
+export type ClockStatusQuery = NonNullable<ClockStatusOperation['parameters']['query']>;
+export type ClockStatusPage = ClockStatusOperation['responses'][200]['content']['application/json'];
+
 type ChangesOperation = paths['/api/public/v1/changes']['get'];
 /** The query of GET /changes: cursor, limit, types (comma-separated), start (`oldest` or `now`). */
 export type ChangesQuery = NonNullable<ChangesOperation['parameters']['query']>;
@@ -89,6 +94,8 @@ export interface PunchclockClient {
     query: TimeEntryIterationQuery,
     options?: CallOptions,
   ): AsyncGenerator<TimeEntry, void, undefined>;
+  /** GET /time-clock/status: one page of who is clocked in, oldest session first. */
+  clockStatus(query?: ClockStatusQuery, options?: CallOptions): Promise<ClockStatusPage>;
   /** GET /changes: one page of the company's change feed, in commit order. */
   listChanges(query?: ChangesQuery, options?: CallOptions): Promise<ChangesPage>;
   /**
@@ -225,6 +232,13 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
       return unwrap(
         'listTimeEntries',
         await raw.GET('/api/public/v1/time-entries', { params: { query }, signal: call?.signal }),
+      );
+    },
+
+    async clockStatus(query = {}, call) {
+      return unwrap(
+        'clockStatus',
+        await raw.GET('/api/public/v1/time-clock/status', { params: { query }, signal: call?.signal }),
       );
     },
 

@@ -172,6 +172,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `POST ${V1}/time-entries`,
             `GET ${V1}/time-entries`,
             `GET ${V1}/changes`,
+            `GET ${V1}/time-clock/status`,
           ].sort(),
         );
 

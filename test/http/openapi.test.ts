@@ -25,8 +25,9 @@ const ALL_OPERATIONS = [
   'POST /api/public/v1/time-clock/events',
   'POST /api/public/v1/time-entries',
   'GET /api/public/v1/time-entries',
-  // Added within v1 by the change-feed issue.
+  // Added within v1 by the change-feed issue and the terminals issue.
   'GET /api/public/v1/changes',
+  'GET /api/public/v1/time-clock/status',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -327,6 +328,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'GET /api/public/v1/time-entries': () =>
             server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
           'GET /api/public/v1/changes': () => server.request(`${V1}/changes`, { token }),
+          'GET /api/public/v1/time-clock/status': () => server.request(`${V1}/time-clock/status`, { token }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -376,6 +378,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'GET /api/public/v1/me',
             'GET /api/public/v1/time-entries',
             'GET /api/public/v1/changes',
+            'GET /api/public/v1/time-clock/status',
           ].sort(),
         );
         for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {

@@ -315,3 +315,26 @@ export const ChangesPageSchema = Type.Object({
       'always present: keep it, and ask with it later to receive only newer events, never one twice',
   }),
 });
+
+export const ClockStatusQuerySchema = Type.Object(
+  {
+    workplaceId: Type.Optional(Guid),
+    employeeId: Type.Optional(Guid),
+    externalId: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    limit: Type.Optional(LimitQuery),
+  },
+  { additionalProperties: false },
+);
+
+export const ClockStatusItemSchema = Type.Object({
+  employee: EmployeeRefSchema,
+  timeEntryId: Guid,
+  workplaceId: NullableOut(Type.String({ format: 'uuid' })),
+  since: Type.String({ format: 'date-time', description: 'the clock-in instant (UTC)' }),
+  sinceTime: Type.String({ description: "the clock-in wall-clock time in the entry's time zone, HH:MM:SS" }),
+  onBreak: Type.Boolean(),
+  breakSince: NullableOut(Type.String({ format: 'date-time' })),
+});
+
+export const ClockStatusPageSchema = pageOf(ClockStatusItemSchema);

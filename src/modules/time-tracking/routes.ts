@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { createShift, listTimeEntries, recordClockEvent } from './service.js';
+import { clockStatus, createShift, listTimeEntries, recordClockEvent } from './service.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
 import { idempotentWrite } from '../../http/plugins/idempotency.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
 import {
   ClockEventBodySchema,
+  ClockStatusPageSchema,
+  ClockStatusQuerySchema,
   ShiftBodySchema,
   TimeEntriesQuerySchema,
   TimeEntryPageSchema,
@@ -142,6 +144,38 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       return listTimeEntries(services.ctx, services.cursors, principal, request.query);
+    },
+  );
+
+  app.get(
+    '/time-clock/status',
+    {
+      onRequest: authenticate(guard, 'attendance.read'),
+      schema: {
+        summary: 'Who is clocked in',
+        operationId: 'clockStatus',
+        description:
+          "Every open session, however old, oldest first: who is clocked in, since when (the instant and the wall clock in the entry's zone), on a break or not. " +
+          'Filter by `workplaceId`, `employeeId` or `externalId` (at most one). Cursor-paginated like every list.',
+        tags: ['Time tracking'],
+        security: bearerSecurity('attendance.read'),
+        querystring: ClockStatusQuerySchema,
+        response: {
+          200: described(ClockStatusPageSchema, 'A page of open sessions, oldest first'),
+          ...errorResponses([
+            'invalid_token',
+            'insufficient_scope',
+            'time_tracking_disabled',
+            'validation_failed',
+            'rate_limited',
+          ]),
+        },
+      },
+    },
+    async (request) => {
+      const principal = requirePrincipal(request);
+      requireTimeTracking(principal);
+      return clockStatus(services.ctx, services.cursors, principal, request.query);
     },
   );
 };

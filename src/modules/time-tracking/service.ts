@@ -10,6 +10,7 @@ import {
   findEmployeeEntriesPage,
   type EntryValues,
   insertTimeEntry,
+  listOpenSessions,
 } from './queries.js';
 import type { TimeEntryRow } from '../../platform/db/schema.js';
 import {
@@ -577,6 +578,80 @@ export async function listTimeEntries(
             w: last.work_date,
             a: last.id,
           })
+        : null,
+    hasMore,
+  };
+}
+
+/**
+ * Who is clocked in (additive within v1, GET /time-clock/status): every open session however old,
+ * oldest first, for the whole company or one workplace or one employee. Breaks do not exist yet, so
+ * no one is on a break.
+ */
+export async function clockStatus(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  principal: Principal,
+  query: { workplaceId?: string; employeeId?: string; externalId?: string; cursor?: string; limit?: number },
+) {
+  const given = (['workplaceId', 'employeeId', 'externalId'] as const).filter(
+    (name) => query[name] !== undefined,
+  );
+  if (given.length > 1)
+    throw validationError([
+      {
+        field: given[1]!,
+        message: 'send at most one of workplaceId, employeeId and externalId',
+        code: 'one_of',
+      },
+    ]);
+  const filter: { workplaceId: string } | { employeeId: string } | { externalId: string } | null =
+    query.workplaceId !== undefined
+      ? { workplaceId: query.workplaceId.toLowerCase() }
+      : query.employeeId !== undefined
+        ? { employeeId: query.employeeId.toLowerCase() }
+        : query.externalId !== undefined
+          ? { externalId: query.externalId }
+          : null;
+  const filterKey = filter === null ? '' : JSON.stringify(filter);
+  let after: { start: string; id: string } | null = null;
+  if (query.cursor !== undefined) {
+    const p = cursors.decode(query.cursor);
+    if (
+      p?.k !== 'status' ||
+      p.c !== principal.companyId ||
+      p.f !== filterKey ||
+      typeof p.s !== 'string' ||
+      typeof p.a !== 'string'
+    )
+      throw invalidCursor();
+    after = { start: p.s, id: p.a };
+  }
+  if (filter !== null && 'externalId' in filter && !isStorableText(filter.externalId))
+    return { items: [], nextCursor: null, hasMore: false };
+  const limit = query.limit ?? 25;
+  const rows = await listOpenSessions(ctx.database.db, {
+    companyId: principal.companyId,
+    filter,
+    after,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => ({
+      employee: employeeRef({ id: row.employee_id, external_id: row.external_id }),
+      timeEntryId: row.id,
+      workplaceId: row.workplace_id,
+      since: row.start_at,
+      sinceTime: row.start_time,
+      onBreak: false,
+      breakSince: null,
+    })),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({ k: 'status', c: principal.companyId, f: filterKey, s: last.start_at, a: last.id })
         : null,
     hasMore,
   };
