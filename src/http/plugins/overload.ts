@@ -30,18 +30,14 @@ export const overloadPlugin = fp(
     const limit = config.overloadMaxInFlight;
     if (limit > 0) {
       let inFlight = 0;
-      const counted = new WeakSet<object>();
-      const done = async (request: object) => {
-        if (counted.delete(request)) inFlight--;
-      };
-      app.addHook('onRequest', async (request) => {
+      app.addHook('onRequest', async (request, reply) => {
         if (request.url === '/healthz') return;
-        counted.add(request);
         inFlight++;
+        // 'close' ends every response: sent, failed, or cut off by the client mid-way (neither
+        // onResponse nor onRequestAbort reports a response whose connection closed while it was written).
+        reply.raw.once('close', () => inFlight--);
         if (inFlight > limit) throw shed();
       });
-      app.addHook('onResponse', done);
-      app.addHook('onRequestAbort', done);
     }
     if (config.overloadMaxEventLoopDelayMs === 0 && config.overloadMaxEventLoopUtilization === 0) return;
 
