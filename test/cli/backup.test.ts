@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/processes.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
 
@@ -13,21 +11,7 @@ import { createCompanyFixture, fetchToken, startTestServer, type TestServer } fr
  * database while the server writes; `restore` puts it into a fresh file; a server on the restored
  * file answers as the original did for everything acknowledged before the backup began.
  */
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const run = promisify(execFile);
 const sqlite = testDialects().find((d) => d.name === 'sqlite')!;
-
-async function cli(databaseUrl: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 describe('backup and restore of the embedded database', () => {
   let dir: string;
@@ -69,7 +53,7 @@ describe('backup and restore of the embedded database', () => {
     const url = server.testDatabase.url;
     const out = join(dir, 'copy.sqlite');
     const backupBegan = Date.now();
-    const backup = await cli(url, 'backup', '--out', out, '--json');
+    const backup = await runCli(url, 'backup', '--out', out, '--json');
     await new Promise((resolve) => setTimeout(resolve, 300));
     stop = true;
     await Promise.all(writers);
@@ -85,7 +69,7 @@ describe('backup and restore of the embedded database', () => {
 
     // Restored into a fresh file, served by a server of its own.
     const restoredUrl = `sqlite:${join(dir, 'restored.sqlite')}`;
-    const restore = await cli(restoredUrl, 'restore', '--in', out, '--json');
+    const restore = await runCli(restoredUrl, 'restore', '--in', out, '--json');
     expect(restore.code, restore.stderr).toBe(0);
     expect((JSON.parse(restore.stdout) as { tables: Record<string, number> }).tables).toEqual(summary.tables);
     const restored = await startTestServer(
@@ -114,14 +98,14 @@ describe('backup and restore of the embedded database', () => {
   it('refuses a restore into a database holding data, a backup over an existing file, and PostgreSQL', async () => {
     const url = server.testDatabase.url;
     const out = join(dir, 'again.sqlite');
-    expect((await cli(url, 'backup', '--out', out)).code).toBe(0);
-    const overwrite = await cli(url, 'backup', '--out', out);
+    expect((await runCli(url, 'backup', '--out', out)).code).toBe(0);
+    const overwrite = await runCli(url, 'backup', '--out', out);
     expect(overwrite.code).toBe(1);
     expect(overwrite.stderr).toMatch(/already exists/);
-    const intoData = await cli(url, 'restore', '--in', out);
+    const intoData = await runCli(url, 'restore', '--in', out);
     expect(intoData.code).toBe(1);
     expect(intoData.stderr).toMatch(/in use|holds data/);
-    const postgres = await cli(
+    const postgres = await runCli(
       'postgres://postgres@127.0.0.1:5432/postgres',
       'backup',
       '--out',
@@ -129,7 +113,7 @@ describe('backup and restore of the embedded database', () => {
     );
     expect(postgres.code).toBe(1);
     expect(postgres.stderr).toMatch(/pg_dump/);
-    const notABackup = await cli(
+    const notABackup = await runCli(
       `sqlite:${join(dir, 'fresh.sqlite')}`,
       'restore',
       '--in',

@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/processes.js';
 import { type TestDialect, testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer } from '../support/server.js';
 
@@ -13,23 +11,9 @@ import { createCompanyFixture, fetchToken, startTestServer } from '../support/se
  * between SQLite and PostgreSQL; tokens, cursors and idempotency records made before the move work
  * after it, and the moved installation answers as the original did.
  */
-const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
-const run = promisify(execFile);
 const dialects = testDialects();
 const byName = (name: string) => dialects.find((d) => d.name === name);
 const ENV = { RATE_LIMIT_PER_MINUTE: '100000' };
-
-async function cli(databaseUrl: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [CLI, ...args], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 const pairs = (
   [
@@ -81,7 +65,7 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         reads.map(async (path) => (await source.request(path, { token })).text()),
       );
 
-      const exported = await cli(source.testDatabase.url, 'export', '--out', file, '--json');
+      const exported = await runCli(source.testDatabase.url, 'export', '--out', file, '--json');
       expect(exported.code, exported.stderr).toBe(0);
       const summary = JSON.parse(exported.stdout) as { rows: Record<string, number> };
       expect(summary.rows).toMatchObject({
@@ -98,7 +82,7 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       };
       expect(header).toMatchObject({ format: 'punchclock-export', version: 1 });
 
-      const imported = await cli(targetDatabase.url, 'import', '--in', file, '--json');
+      const imported = await runCli(targetDatabase.url, 'import', '--in', file, '--json');
       expect(imported.code, imported.stderr).toBe(0);
       expect((JSON.parse(imported.stdout) as { rows: Record<string, number> }).rows).toEqual(summary.rows);
 
@@ -121,14 +105,14 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       }
 
       // A target holding data is refused, and so is a file cut short.
-      const again = await cli(targetDatabase.url, 'import', '--in', file);
+      const again = await runCli(targetDatabase.url, 'import', '--in', file);
       expect(again.code).toBe(1);
       expect(again.stderr).toMatch(/holds data/);
       const cut = join(dir, 'cut.jsonl');
       writeFileSync(cut, readFileSync(file, 'utf8').split('\n').slice(0, -3).join('\n'));
       const fresh = await byName(to)!.create();
       try {
-        const truncated = await cli(fresh.url, 'import', '--in', cut);
+        const truncated = await runCli(fresh.url, 'import', '--in', cut);
         expect(truncated.code).toBe(1);
         expect(truncated.stderr).toMatch(/cut short/);
       } finally {

@@ -1,5 +1,4 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -11,6 +10,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { freePort } from '../support/processes.js';
 
 /*
  * Issue "outgrow one machine", part 3: with REDIS_URL, two instances count one key's requests
@@ -18,17 +18,6 @@ import {
  * request fails for it. The Redis is the test's own, on a free port.
  */
 const postgres = testDialects().find((d) => d.name === 'postgres');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 async function startRedis(port: number): Promise<ChildProcess> {
   const redis = spawn(

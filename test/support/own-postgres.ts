@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './processes.js';
 
 /*
  * A PostgreSQL server of a test's own (initdb + pg_ctl in a temporary folder, on a free port), for
@@ -33,17 +33,6 @@ async function run(command: string, args: string[]): Promise<void> {
     ? ['runuser', ['-u', 'postgres', '--', join(BIN!, command), ...args]]
     : [join(BIN!, command), args];
   await execFileAsync(file, argv, { encoding: 'utf8', timeout: 60_000 });
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export interface OwnPostgres {
