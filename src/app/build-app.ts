@@ -7,7 +7,8 @@ import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
 import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
 import { Metrics } from '../http/metrics.js';
-import { overloadPlugin } from '../http/plugins/overload.js';
+import { gatedServerFactory } from '../http/overload-gate.js';
+import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
 import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
@@ -68,6 +69,13 @@ export async function buildApp(deps: AppDependencies) {
     unknownClientLimiter: limiters.unknownClientLimiter,
     cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
     metrics,
+    overloadGate: createOverloadGate({
+      config,
+      metrics,
+      resourceLimiter,
+      tokenLimiter: limiters.tokenLimiter,
+      problemBase: () => services.urls.problemBase,
+    }),
     urls: resolveUrls(config, config.port),
     problemFor: (request, error) =>
       problemBody(error, {
@@ -91,6 +99,8 @@ export async function buildApp(deps: AppDependencies) {
     genReqId: correlationIdOf,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    // Overload is shed on the raw request, before routing, where a 503 is cheap (http/overload-gate.ts).
+    serverFactory: gatedServerFactory(services.overloadGate),
     // Undecodable URLs are refused before routing; they still get a problem document.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       services.ensureRateLimitHeaders(request, reply);

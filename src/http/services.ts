@@ -1,3 +1,4 @@
+import type { OverloadGate } from './overload-gate.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CursorCodec } from '../domain/cursor.js';
 import type { ApiError } from '../domain/errors.js';
@@ -18,6 +19,8 @@ export interface Services {
   unknownClientLimiter: RateLimiter;
   cursors: CursorCodec;
   metrics: Metrics;
+  /** Sheds overload before Fastify routes a request (http/overload-gate.ts). */
+  overloadGate: OverloadGate;
   urls: ReturnType<typeof resolveUrls>;
   problemFor(request: FastifyRequest, error: ApiError): ProblemBody;
   /**
