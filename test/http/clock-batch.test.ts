@@ -1,0 +1,264 @@
+import { describe, expect, it } from 'vitest';
+import { testDialects } from '../support/databases.js';
+import {
+  call,
+  createTenant,
+  DAY,
+  EVENTS,
+  expectReplay,
+  HOUR,
+  iso,
+  MINUTE,
+  type Reply,
+  T0,
+  type Tenant,
+  timeTrackingSuite,
+} from '../support/time-tracking.js';
+
+/* POST /time-clock/events/batch (issue 20): a terminal's backlog in one request. */
+const BATCH = '/api/public/v1/time-clock/events/batch';
+
+type Json = Record<string, unknown>;
+interface Result {
+  index: number;
+  status: number;
+  body: Json & { error?: string; errors?: { field: string }[] | null; timeEntryId?: string | null };
+}
+
+const results = (reply: Reply) => (reply.body as unknown as { results: Result[] }).results;
+
+/** Ids, correlation ids and instants of creation differ between two tenants; the rest must not. */
+function normalised(text: string): unknown {
+  return JSON.parse(
+    text
+      .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>')
+      .replace(/"correlationId":"[^"]*"/g, '"correlationId":"<c>"'),
+  ) as unknown;
+}
+
+describe.each(testDialects().map((d) => [d.name, d] as const))(
+  'clock event batches on %s',
+  (_name, dialect) => {
+    const suite = timeTrackingSuite(dialect, { start: T0 + 3 * DAY });
+    const { berlin } = suite;
+    const batch = (tenant: Tenant, body: unknown, headers: Record<string, string> = {}) =>
+      call(suite.server, tenant.token, 'POST', BATCH, body, headers);
+    const ev = (externalId: string, type: string, at: number | string, extra: Json = {}) => ({
+      employee: { externalId },
+      type,
+      occurredAt: typeof at === 'number' ? iso(at) : at,
+      ...extra,
+    });
+    const allRows = (tenant: Tenant) =>
+      suite.server.database.db
+        .selectFrom('time_entries')
+        .selectAll()
+        .where('company_id', '=', tenant.fixture.companyId)
+        .execute();
+
+    it('a wrong shape is one 422 naming events[i].field, and nothing runs', async () => {
+      const tenant = await berlin();
+      const good = ev('EXT-0', 'clock_in', T0);
+      const cases: [unknown, string[]][] = [
+        [{}, ['events']],
+        [{ events: [] }, ['events']],
+        [{ events: Array.from({ length: 101 }, () => good) }, ['events']],
+        [{ events: [good], extra: 1 }, ['extra']],
+        [[good], ['body']],
+        [{ events: [good, { type: 'clock_in', occurredAt: iso(T0) }] }, ['events[1].employee']],
+        [{ events: [good, { ...good, occurredAt: 12 }] }, ['events[1].occurredAt']],
+        [{ events: [good, good, { ...good, colour: 'red' }] }, ['events[2].colour']],
+        [{ events: [{ ...good, employee: { id: 5 } }] }, ['events[0].employee.id']],
+        [{ events: [{ ...good, idempotencyKey: 7 }, 'x'] }, ['events[0].idempotencyKey', 'events[1]']],
+      ];
+      for (const [body, fields] of cases) {
+        const reply = await batch(tenant, body);
+        expect(reply.status, JSON.stringify(body).slice(0, 80)).toBe(422);
+        expect(reply.body.error).toBe('validation_failed');
+        expect(reply.body.errors!.map((e) => e.field)).toEqual(fields);
+      }
+      expect(await allRows(tenant)).toEqual([]);
+    });
+
+    it("each event's status and body are the single endpoint's, in order; one failure stops nothing", async () => {
+      // The same events, one by one on one company and as a batch on another (same external ids).
+      const single = await berlin({ employeeCount: 3 });
+      const batched = await berlin({ employeeCount: 3 });
+      const events: Json[] = [
+        ev('EXT-0', 'clock_in', T0 - 8 * HOUR, { deviceId: 'T-1' }),
+        ev('EXT-1', 'clock_in', T0 - 8 * HOUR),
+        ev('EXT-0', 'break_start', T0 - 6 * HOUR),
+        ev('EXT-0', 'break_start', T0 - 5 * HOUR), // already on a break
+        ev('EXT-9', 'clock_in', T0 - 8 * HOUR), // unknown employee
+        ev('EXT-1', 'clock_in', '2026-11-13T08:00:00'), // no offset
+        ev('EXT-1', 'clock_in', T0 - 40 * DAY), // too far in the past
+        ev('EXT-1', 'clock_in', T0 + 3 * DAY + HOUR), // too far in the future
+        ev('EXT-1', 'lunch', T0), // not a type
+        ev('EXT-1', 'clock_out', T0 - 2 * HOUR, { deviceId: 'x'.repeat(65) }), // too long
+        ev('EXT-0', 'break_end', T0 - 5 * HOUR - 30 * MINUTE),
+        ev('EXT-0', 'break_end', T0 - 5 * HOUR), // not on a break
+        ev('EXT-2', 'break_start', T0 - 5 * HOUR), // no session
+        ev('EXT-0', 'toggle', T0 - HOUR),
+        ev('EXT-1', 'clock_out', T0 - 9 * HOUR), // before the clock-in
+        ev('EXT-1', 'toggle', T0 - HOUR),
+      ];
+      const one: Reply[] = [];
+      for (const event of events) one.push(await single.clock(event));
+      const reply = await batch(batched, { events });
+      expect(reply.status).toBe(200);
+      expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
+      const got = results(reply);
+      expect(got.map((r) => r.index)).toEqual(events.map((_, i) => i));
+      expect(got.map((r) => r.status)).toEqual(one.map((r) => r.status));
+      expect(got.map((r) => r.status)).toEqual([
+        201, 201, 201, 409, 404, 422, 422, 422, 422, 422, 201, 409, 409, 201, 409, 201,
+      ]);
+      for (const [i, r] of got.entries()) {
+        expect(normalised(JSON.stringify(r.body)), `event ${i}`).toEqual(normalised(one[i]!.text));
+      }
+      expect(got[3]!.body).toMatchObject({ error: 'already_on_break', code: 2912, instance: EVENTS });
+      expect(got[5]!.body.errors).toMatchObject([{ field: 'occurredAt' }]);
+      expect(got[13]!.body).toMatchObject({ type: 'clock_out', totalHours: 6.5 });
+      const rows = await allRows(batched);
+      expect(rows).toHaveLength(2);
+      expect(rows.every((r) => r.status === 'pending_approval')).toBe(true);
+    });
+
+    it('a 3-day offline backlog in batches, retried: each punch stored once, replayed with the same bodies', async () => {
+      const tenant = await berlin({ employeeCount: 4 });
+      const backlog: Json[] = [];
+      for (let day = 3; day >= 1; day--)
+        for (let e = 0; e < 4; e++) {
+          const base = T0 - day * DAY - 4 * HOUR; // 09:00 Berlin, three, two and one day ago
+          const id = `EXT-${e}`;
+          const key = (n: number) => `term-1/${day}/${e}/${n}`;
+          backlog.push(
+            ev(id, 'clock_in', base, { idempotencyKey: key(1), deviceId: 'TERM-1' }),
+            ev(id, 'break_start', base + 3 * HOUR, { idempotencyKey: key(2) }),
+            ev(id, 'break_end', base + 3 * HOUR + 30 * MINUTE, { idempotencyKey: key(3) }),
+            ev(id, 'clock_out', base + 8 * HOUR + 30 * MINUTE, { idempotencyKey: key(4) }),
+          );
+        }
+      expect(backlog).toHaveLength(48);
+      const first = await batch(tenant, { events: backlog.slice(0, 30) });
+      const second = await batch(tenant, { events: backlog.slice(30) });
+      expect(results(first).every((r) => r.status === 201)).toBe(true);
+      expect(results(second).every((r) => r.status === 201)).toBe(true);
+      // The terminal did not see the answers and sends everything again, in one batch.
+      const retried = await batch(tenant, { events: backlog });
+      expect(results(retried).map((r) => r.status)).toEqual(backlog.map(() => 201));
+      expect(results(retried).map((r) => r.body)).toEqual(
+        [...results(first), ...results(second)].map((r) => r.body),
+      );
+      const rows = await allRows(tenant);
+      expect(rows).toHaveLength(12);
+      for (const row of rows)
+        expect(row).toMatchObject({ break_minutes: 30, net_seconds: 8 * 3600, status: 'pending_approval' });
+      const breaks = await suite.server.database.db
+        .selectFrom('time_entry_breaks')
+        .select('id')
+        .where('company_id', '=', tenant.fixture.companyId)
+        .execute();
+      expect(breaks).toHaveLength(12);
+      // Without keys, a retry is answered by the 60-second duplicate rule: 200 with the same entries.
+      const other = await berlin();
+      const plain = [ev('EXT-0', 'clock_in', T0 - 5 * HOUR), ev('EXT-0', 'break_start', T0 - 4 * HOUR)];
+      const once = results(await batch(other, { events: plain }));
+      const twice = results(await batch(other, { events: plain }));
+      expect(once.map((r) => r.status)).toEqual([201, 201]);
+      expect(twice.map((r) => r.status)).toEqual([200, 200]);
+      expect(twice.map((r) => r.body.timeEntryId)).toEqual(once.map((r) => r.body.timeEntryId));
+      expect(await allRows(other)).toHaveLength(1);
+    });
+
+    it("an event's idempotencyKey is the single endpoint's Idempotency-Key", async () => {
+      const tenant = await berlin();
+      const event = ev('EXT-0', 'clock_in', T0 - 3 * HOUR);
+      const alone = await tenant.clock(event, { 'idempotency-key': 'k-1' });
+      expect(alone.status).toBe(201);
+      const reply = await batch(tenant, {
+        events: [
+          { ...event, idempotencyKey: 'k-1' }, // replayed
+          { ...event, occurredAt: iso(T0 - 2 * HOUR), idempotencyKey: 'k-1' }, // reused with another punch
+          { ...ev('EXT-0', 'clock_out', T0 - HOUR), idempotencyKey: 'k-2' },
+          { ...ev('EXT-0', 'clock_in', T0 - 30 * MINUTE), idempotencyKey: 'bad key' }, // not a key
+          { ...ev('EXT-0', 'break_start', T0 - 20 * MINUTE), idempotencyKey: 'k-3' }, // refused, stored
+        ],
+      });
+      const got = results(reply);
+      expect(got.map((r) => r.status)).toEqual([201, 422, 201, 422, 409]);
+      expect(JSON.stringify(got[0]!.body)).toBe(alone.text);
+      expect(got[1]!.body.error).toBe('idempotency_key_reused');
+      expect(got[3]!.body.errors).toMatchObject([{ field: 'idempotencyKey' }]);
+      expect(got[4]!.body.error).toBe('no_open_session');
+      // The single endpoint replays what the batch stored, byte for byte.
+      const out = await tenant.clock(ev('EXT-0', 'clock_out', T0 - HOUR), { 'idempotency-key': 'k-2' });
+      expect(out.headers.get('idempotent-replayed')).toBe('true');
+      expect(out.text).toBe(JSON.stringify(got[2]!.body));
+      const refusal = await tenant.clock(ev('EXT-0', 'break_start', T0 - 20 * MINUTE), {
+        'idempotency-key': 'k-3',
+      });
+      expect(refusal.status).toBe(409);
+      expect(refusal.text).toBe(JSON.stringify(got[4]!.body));
+      // Two events of one batch with one key: the second replays the first.
+      const twice = results(
+        await batch(tenant, {
+          events: [
+            { ...ev('EXT-1', 'clock_in', T0 - HOUR), idempotencyKey: 'k-4' },
+            { ...ev('EXT-1', 'clock_in', T0 - HOUR), idempotencyKey: 'k-4' },
+          ],
+        }),
+      );
+      expect(twice.map((r) => r.status)).toEqual([201, 201]);
+      expect(twice[1]!.body).toEqual(twice[0]!.body);
+      expect(await suite.rows(tenant.fixture.employees[1]!.id)).toHaveLength(1);
+    });
+
+    it("the request's own Idempotency-Key replays the whole answer; a dry run stores nothing; one rate-limit unit", async () => {
+      const tenant = await berlin({ employeeCount: 2 });
+      const events = [ev('EXT-0', 'clock_in', T0 - 2 * HOUR), ev('EXT-1', 'clock_out', T0 - HOUR)];
+      const dry = await batch(tenant, { events }, { 'x-service-dry-run': 'true' });
+      expect(dry.status).toBe(200);
+      expect(results(dry).map((r) => [r.status, r.body.dryRun ?? r.body.error])).toEqual([
+        [200, true],
+        [409, 'no_open_session'],
+      ]);
+      expect(await allRows(tenant)).toEqual([]);
+
+      const first = await batch(tenant, { events }, { 'idempotency-key': 'upload-1' });
+      expect(first.status).toBe(200);
+      expect(results(first).map((r) => r.status)).toEqual([201, 409]);
+      expectReplay(await batch(tenant, { events }, { 'idempotency-key': '"upload-1"' }), first, 200);
+      const reused = await batch(tenant, { events: events.slice(0, 1) }, { 'idempotency-key': 'upload-1' });
+      expect(reused.status).toBe(422);
+      expect(reused.body.error).toBe('idempotency_key_reused');
+      expect(await allRows(tenant)).toHaveLength(1);
+
+      // A batch of 60 events costs one request of the quota.
+      const before = await tenant.list({ employeeId: tenant.employeeId });
+      const big = await batch(tenant, {
+        events: Array.from({ length: 60 }, (_, i) => ev('EXT-1', 'toggle', T0 - 3 * DAY + i * 10 * MINUTE)),
+      });
+      expect(big.status).toBe(200);
+      const remaining = (r: Reply) => Number(r.headers.get('x-ratelimit-remaining'));
+      expect(remaining(before) - remaining(big)).toBe(1);
+    });
+
+    it("another company's employee is 404 and a missing scope 403, as on the single endpoint", async () => {
+      const tenant = await berlin();
+      const stranger = await createTenant(suite.server, { timeZone: 'Europe/Berlin' });
+      const reply = await batch(stranger, {
+        events: [{ ...ev('EXT-0', 'clock_in', T0), employee: { id: tenant.employeeId } }],
+      });
+      expect(results(reply)[0]).toMatchObject({ status: 404, body: { error: 'employee_not_found' } });
+      expect(await suite.rows(tenant.employeeId)).toEqual([]);
+      const reader = await createTenant(suite.server, {
+        timeZone: 'Europe/Berlin',
+        scopes: 'attendance.read',
+      });
+      const refused = await batch(reader, { events: [ev('EXT-0', 'clock_in', T0)] });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error).toBe('insufficient_scope');
+    });
+  },
+);
