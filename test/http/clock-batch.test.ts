@@ -1,4 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IN_FLIGHT_WAIT } from '../../src/http/plugins/idempotency.js';
+import {
+  claimKey,
+  type IdempotencyScope,
+  requestFingerprint,
+  storeOutcome,
+} from '../../src/modules/idempotency/service.js';
+import { parseDatabaseUrl } from '../../src/platform/config.js';
+import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { testDialects } from '../support/databases.js';
 import {
   call,
@@ -262,3 +271,99 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     });
   },
 );
+
+const postgres = testDialects().find((d) => d.name === 'postgres');
+
+/*
+ * An event whose key is held by a request still running (another instance's transaction, here a
+ * second connection holding the key's lock as a write would): the event waits for that outcome and
+ * replays it; a key that never settles within the wait is that event's 409 idempotency_in_flight.
+ */
+describe.runIf(postgres !== undefined)('a batch event whose key is held by a running request', () => {
+  const suite = timeTrackingSuite(postgres!, { start: T0 });
+  let other: Database;
+  beforeAll(() => {
+    other = createDatabase(parseDatabaseUrl(suite.server.testDatabase.url), { poolSize: 2 });
+  });
+  afterAll(async () => other?.close());
+
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  const batch = (tenant: Tenant, body: unknown) => call(suite.server, tenant.token, 'POST', BATCH, body);
+
+  async function holdKey(
+    tenant: Tenant,
+    key: string,
+    event: Json,
+    ms: number,
+    outcome?: { status: number; body: string },
+  ) {
+    const scope: IdempotencyScope = {
+      companyId: tenant.fixture.companyId,
+      apiKeyId: tenant.fixture.key.id,
+      key,
+      requestHash: requestFingerprint('POST', EVENTS, event),
+    };
+    let held!: () => void;
+    const taken = new Promise<void>((resolve) => (held = resolve));
+    const done = other.transaction(async (tx) => {
+      const claim = await claimKey(tx, scope, T0);
+      expect(claim.kind === 'refused' ? claim.error.message : claim.kind).toBe('claimed');
+      held();
+      await sleep(ms);
+      if (outcome) await storeOutcome(tx, scope, outcome, T0);
+    });
+    await taken;
+    // Not the promise itself: awaiting this object must not wait for the transaction's end.
+    return { done };
+  }
+
+  it('waits for the outcome and replays it, then goes on in order', async () => {
+    const tenant = await suite.berlin();
+    const event = { employee: { id: tenant.employeeId }, type: 'clock_in', occurredAt: iso(T0 - 2 * HOUR) };
+    // What the other request will have answered: a real write result (of another punch).
+    const real = await tenant.clock({ ...event, occurredAt: iso(T0 - 5 * HOUR) });
+    expect((await tenant.clock({ ...event, type: 'clock_out', occurredAt: iso(T0 - 4 * HOUR) })).status).toBe(
+      201,
+    );
+    const holding = await holdKey(tenant, 'held-1', event, 600, { status: 201, body: real.text });
+    const began = Date.now();
+    const reply = await batch(tenant, {
+      events: [
+        { ...event, idempotencyKey: 'held-1' },
+        { ...event, type: 'break_start', occurredAt: iso(T0 - HOUR) },
+      ],
+    });
+    await holding.done;
+    expect(Date.now() - began).toBeGreaterThanOrEqual(500);
+    const got = results(reply);
+    expect(got[0]!.status).toBe(201);
+    expect(JSON.stringify(got[0]!.body)).toBe(real.text);
+    // The replayed punch was not run again: there is no open session for the break.
+    expect(got[1]!.body.error).toBe('no_open_session');
+    expect(await suite.rows(tenant.employeeId)).toHaveLength(1);
+  });
+
+  it('a key that never settles within the wait is 409 idempotency_in_flight for that event only', async () => {
+    const tenant = await suite.berlin();
+    const event = { employee: { id: tenant.employeeId }, type: 'clock_in', occurredAt: iso(T0 - 2 * HOUR) };
+    const wait = IN_FLIGHT_WAIT.maxMs;
+    IN_FLIGHT_WAIT.maxMs = 300;
+    try {
+      const holding = await holdKey(tenant, 'held-2', event, 1500);
+      const reply = await batch(tenant, {
+        events: [
+          { ...event, idempotencyKey: 'held-2' },
+          { ...event, occurredAt: iso(T0 - HOUR), idempotencyKey: 'free-2' },
+        ],
+      });
+      await holding.done;
+      const got = results(reply);
+      expect(got.map((r) => [r.status, r.body.error ?? r.body.type])).toEqual([
+        [409, 'idempotency_in_flight'],
+        [201, 'clock_in'],
+      ]);
+    } finally {
+      IN_FLIGHT_WAIT.maxMs = wait;
+    }
+  });
+});
