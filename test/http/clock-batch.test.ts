@@ -89,6 +89,26 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(await allRows(tenant)).toEqual([]);
     });
 
+    it('a full batch with long notes is more than 64 KiB and is accepted; more than 512 KiB is 413', async () => {
+      const tenant = await berlin();
+      const events = Array.from({ length: 100 }, (_, i) =>
+        ev('EXT-0', 'toggle', T0 - 100 * HOUR + i * HOUR, {
+          note: 'n'.repeat(500),
+          deviceId: 'd'.repeat(64),
+        }),
+      );
+      expect(JSON.stringify({ events }).length).toBeGreaterThan(64 * 1024);
+      const reply = await batch(tenant, { events }, { 'x-service-dry-run': 'true' });
+      expect(reply.status).toBe(200);
+      expect(results(reply)).toHaveLength(100);
+      const huge = await batch(tenant, { events: [{ ...events[0], note: 'x'.repeat(600 * 1024) }] });
+      expect(huge.status).toBe(413);
+      expect(huge.body).toMatchObject({
+        error: 'payload_too_large',
+        detail: expect.stringContaining('524288'),
+      });
+    });
+
     it("each event's status and body are the single endpoint's, in order; one failure stops nothing", async () => {
       // The same events, one by one on one company and as a batch on another (same external ids).
       const single = await berlin({ employeeCount: 3 });
