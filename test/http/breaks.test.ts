@@ -6,6 +6,7 @@ import { inTransaction } from '../../src/modules/context.js';
 import { testDialects } from '../support/databases.js';
 import {
   call,
+  createTenant,
   DAY,
   expectReplay,
   HOUR,
@@ -369,6 +370,29 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('breaks on %s', (
     expect(shifted).toMatchObject({ source: 'api_shift', breakMinutes: 30, totalHours: 7.5 });
     expect(shifted).not.toHaveProperty('breaks');
     expect(clocked).toMatchObject({ source: 'time_clock', breakMinutes: null, totalHours: 2, breaks: [] });
+  });
+
+  it("without a zone the breaks keep the wall clock as sent ('offset'), duplicates included", async () => {
+    const tenant = await createTenant(suite.server, {});
+    expect((await punch(tenant, 'clock_in', '2026-11-09T23:30:00-05:00')).status).toBe(201);
+    const start = await punch(tenant, 'break_start', '2026-11-10T01:00:00-05:00');
+    expect(start.body).toMatchObject({
+      type: 'break_start',
+      time: '01:00:00',
+      timeZone: 'offset',
+      workDate: '2026-11-09',
+    });
+    const again = await punch(tenant, 'break_start', '2026-11-10T01:00:00-05:00');
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(start.body);
+    const end = await punch(tenant, 'break_end', '2026-11-10T07:20:00+01:00');
+    expect(end.body).toMatchObject({ time: '07:20:00', occurredAt: '2026-11-10T07:20:00+01:00' });
+    const endAgain = await punch(tenant, 'break_end', '2026-11-10T07:20:00+01:00');
+    expect(endAgain.status).toBe(200);
+    expect(endAgain.body).toEqual(end.body);
+    expect((await entries(tenant))[0]!.breaks).toMatchObject([
+      { startTime: '01:00:00', endTime: '07:20:00', minutes: 20 },
+    ]);
   });
 
   it('the database holds one open break per entry', async () => {
