@@ -83,8 +83,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('breaks on %s', (
     expect(opened.status).toBe(201);
     const id = opened.body.timeEntryId!;
 
-    const first = await punch(tenant, 'break_start', '2026-11-10T08:00:00Z');
+    const first = await punch(tenant, 'break_start', '2026-11-10T08:00:00Z', {
+      deviceId: 'T-9',
+      note: 'lunch',
+    });
     expect(first.status).toBe(201);
+    // Like a clock-out's: the device joins the entry's notes, the note replaces the entry's.
+    expect((await suite.rows(tenant.employeeId))[0]).toMatchObject({ notes: '[device: T-9]', note: 'lunch' });
     expect(first.body).toMatchObject({
       timeEntryId: id,
       type: 'break_start',

@@ -753,22 +753,30 @@ export async function closeOpenBreak(tx: Tx, closing: BreakClosing): Promise<num
   return closeBreakQuery.executeWrite(tx, closing);
 }
 
-const entryBreakMinutesQuery = prepareQuery(
-  (db, p: { id: string; breakMinutes: number; updatedAt: string }) =>
+const openSessionUpdateQuery = prepareQuery(
+  (
+    db,
+    p: {
+      id: string;
+      breakMinutes: number | null;
+      notes: string | null;
+      note: string | null;
+      updatedAt: string;
+    },
+  ) =>
     db
       .updateTable('time_entries')
-      .set({ break_minutes: p.breakMinutes, updated_at: p.updatedAt })
+      .set({ break_minutes: p.breakMinutes, notes: p.notes, note: p.note, updated_at: p.updatedAt })
       .where('id', '=', p.id),
 );
 
-/** The running sum of an open session's completed breaks. */
-export async function setEntryBreakMinutes(
+/** What a break punch changes on its open session: the running sum of its breaks, the device and note. */
+export async function updateOpenSession(
   tx: Tx,
   id: string,
-  breakMinutes: number,
-  updatedAt: string,
+  patch: { breakMinutes: number | null; notes: string | null; note: string | null; updatedAt: string },
 ): Promise<void> {
-  await entryBreakMinutesQuery.executeWrite(tx, { id, breakMinutes, updatedAt });
+  await openSessionUpdateQuery.executeWrite(tx, { id, ...patch });
 }
 
 const duplicateBreakStartQuery = prepareQuery((db, p: DuplicateInput) =>

@@ -10,7 +10,7 @@ import {
   findDuplicateBreakPunch,
   findEntryBreaks,
   insertBreak,
-  setEntryBreakMinutes,
+  updateOpenSession,
   findDuplicatePunch,
   findPunchContext,
   findShiftContext,
@@ -390,6 +390,7 @@ export async function recordClockEvent(
       punch,
       dayLocked: context.openDayLocked || context.punchDayLocked,
       deviceId: input.deviceId ?? null,
+      note: input.note ?? null,
       dryRun: options.dryRun,
     });
   }
@@ -560,6 +561,7 @@ async function recordBreakPunch(
     punch: LocalizedInstant;
     dayLocked: boolean;
     deviceId: string | null;
+    note: string | null;
     dryRun: boolean;
   },
 ): Promise<WriteOutcome> {
@@ -571,8 +573,11 @@ async function recordBreakPunch(
       : evaluateBreakEnd(sessionStart, spans, punch.epochMs);
   if (!verdict.ok) throw breakRefusal(verdict.error, open, breaks, type);
   assertDaysOpen(input.dayLocked, [open.work_date, punch.workDate]);
+  // The device is added to the entry's notes and a note replaces the entry's, as a clock-out does.
   const session = {
     ...open,
+    notes: appendNotes(open.notes, notes(input.deviceId)),
+    note: input.note ?? open.note,
     end_at: null,
     end_time: null,
     ends_next_day: 0,
@@ -605,6 +610,13 @@ async function recordBreakPunch(
         throw new ApiError('already_on_break', 'a break is already in progress');
       throw error;
     }
+    if (input.deviceId || input.note !== null)
+      await updateOpenSession(tx, open.id, {
+        breakMinutes: open.break_minutes,
+        notes: session.notes,
+        note: session.note,
+        updatedAt: at,
+      });
     await recordEntryChange(tx, principal, at, {
       action: 'time_entry.break_start',
       entryId: open.id,
@@ -641,7 +653,12 @@ async function recordBreakPunch(
     updated_at: at,
   });
   if (closed !== 1) throw new ApiError('not_on_break', 'the employee has no break in progress to end');
-  await setEntryBreakMinutes(tx, open.id, minutes, at);
+  await updateOpenSession(tx, open.id, {
+    breakMinutes: minutes,
+    notes: updated.notes,
+    note: updated.note,
+    updatedAt: at,
+  });
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.break_end',
     entryId: open.id,
