@@ -4,6 +4,8 @@ import type { paths } from './schema.js';
 import { TokenCache } from './token.js';
 import { createTransport, type FetchLike } from './transport.js';
 import type {
+  ClockEventBatch,
+  ClockEventBatchResult,
   ClockEventInput,
   Employee,
   EmployeeListQuery,
@@ -83,8 +85,17 @@ export interface PunchclockClient {
   ): AsyncGenerator<Employee, void, undefined>;
   /** PUT /employees/{id}/external-id: sets (or, with null or blank, clears) the badge / HRIS id. */
   setExternalId(id: string, externalId: string | null, options?: WriteOptions): Promise<ExternalIdResult>;
-  /** POST /time-clock/events: clock_in, clock_out or toggle. */
+  /** POST /time-clock/events: clock_in, clock_out, toggle, break_start or break_end. */
   recordClockEvent(body: ClockEventInput, options?: WriteOptions): Promise<WriteResult>;
+  /**
+   * POST /time-clock/events/batch: up to 100 clock events in one request, processed in order, each
+   * answered as POST /time-clock/events would have answered it (`results[i].status` and `.body`, a
+   * write result or a problem): one refused event does not throw, only a refused batch does. Give each
+   * event an `idempotencyKey` (a terminal's own punch id) so that a backlog sent again never records a
+   * punch twice; the call's own Idempotency-Key (by default a new one per call, reused by the client's
+   * retries) replays the whole answer.
+   */
+  recordClockEvents(batch: ClockEventBatch, options?: WriteOptions): Promise<ClockEventBatchResult>;
   /** POST /time-entries: a completed shift. */
   recordShift(body: ShiftInput, options?: WriteOptions): Promise<WriteResult>;
   /** GET /time-entries: one page of an employee's entries, ordered by work date, then id. */
@@ -212,6 +223,17 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
         await raw.POST('/api/public/v1/time-clock/events', {
           params: { header: writeHeaders(write) },
           body,
+          signal: write?.signal,
+        }),
+      );
+    },
+
+    async recordClockEvents(batch, write) {
+      return unwrap(
+        'recordClockEvents',
+        await raw.POST('/api/public/v1/time-clock/events/batch', {
+          params: { header: writeHeaders(write) },
+          body: batch,
           signal: write?.signal,
         }),
       );

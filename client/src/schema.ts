@@ -95,9 +95,29 @@ export interface paths {
         put?: never;
         /**
          * Record a clock event (clock_in, clock_out or toggle)
-         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).
+         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).
          */
         post: operations["recordClockEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/time-clock/events/batch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record up to 100 clock events in one request
+         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, each in its own transaction with exactly the rules, statuses and bodies of POST /time-clock/events: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit.
+         */
+        post: operations["recordClockEvents"];
         delete?: never;
         options?: never;
         head?: never;
@@ -227,13 +247,18 @@ export interface components {
             approvedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
+            breaks?: components["schemas"]["TimeEntryBreak"][];
         };
         WriteResult: {
             /** Format: uuid */
             timeEntryId: string | null;
             employee: components["schemas"]["EmployeeRef"];
-            /** @enum {string} */
-            type: "clock_in" | "clock_out" | "shift";
+            /**
+             * @description the effective type (a `toggle` answers `clock_in` or `clock_out`); later versions may add values
+             * @enum {string}
+             */
+            type: "clock_in" | "clock_out" | "shift" | "break_start" | "break_end";
             /**
              * Format: date
              * @description YYYY-MM-DD
@@ -266,10 +291,10 @@ export interface components {
         ClockEvent: {
             employee: components["schemas"]["EmployeeSelector"];
             /**
-             * @description `toggle`: `clock_out` when a session is open, else `clock_in`
+             * @description `toggle`: `clock_out` when a session is open, else `clock_in`. `break_start` / `break_end`: a break inside the open session
              * @enum {string}
              */
-            type: "clock_in" | "clock_out" | "toggle";
+            type: "clock_in" | "clock_out" | "toggle" | "break_start" | "break_end";
             /**
              * Format: date-time
              * @description RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past
@@ -277,6 +302,56 @@ export interface components {
             occurredAt: string;
             deviceId?: string | null;
             note?: string | null;
+        };
+        ClockEventBatch: {
+            /** @description processed in the order sent */
+            events: components["schemas"]["ClockEventBatchItem"][];
+        };
+        ClockEventBatchItem: {
+            employee: components["schemas"]["EmployeeSelector"];
+            /**
+             * @description `toggle`: `clock_out` when a session is open, else `clock_in`. `break_start` / `break_end`: a break inside the open session
+             * @enum {string}
+             */
+            type: "clock_in" | "clock_out" | "toggle" | "break_start" | "break_end";
+            /**
+             * Format: date-time
+             * @description RFC 3339 with explicit offset; at most 5 minutes in the future and 30 days in the past
+             */
+            occurredAt: string;
+            deviceId?: string | null;
+            note?: string | null;
+            /** @description This punch's Idempotency-Key: the same rules as the header on POST /time-clock/events (same scope, 24 h, replay; 422 when reused with another punch) */
+            idempotencyKey?: string;
+        };
+        ClockEventBatchResult: {
+            results: {
+                /** @description the event's zero-based position in the batch */
+                index: number;
+                /** @description the status POST /time-clock/events would have answered for this event */
+                status: number;
+                /** @description the write result, or the problem document, that POST /time-clock/events would have answered */
+                body: components["schemas"]["WriteResult"] | components["schemas"]["Problem"];
+            }[];
+        };
+        /** @description A break of a clocked entry: wall clocks in the entry's zone, the instants (UTC), whole minutes */
+        TimeEntryBreak: {
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
+            startTime: string;
+            /**
+             * @description HH:MM:SS wall-clock
+             * @example 09:00:00
+             */
+            endTime: string | null;
+            /** Format: date-time */
+            startedAt: string;
+            /** Format: date-time */
+            endedAt: string | null;
+            /** @description whole minutes (nearest); null while the break runs */
+            minutes: number | null;
         };
         Shift: {
             employee: components["schemas"]["EmployeeSelector"];
@@ -1241,7 +1316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: already_clocked_in, no_open_session, clock_out_before_clock_in, session_too_long, overlaps_existing_entry, day_locked, business_rule_violation, idempotency_in_flight */
+            /** @description Problem details; error: already_clocked_in, no_open_session, clock_out_before_clock_in, session_too_long, overlaps_existing_entry, day_locked, business_rule_violation, already_on_break, not_on_break, break_out_of_order, idempotency_in_flight */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1259,9 +1334,260 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "already_clocked_in" | "no_open_session" | "clock_out_before_clock_in" | "session_too_long" | "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "idempotency_in_flight";
+                        error?: "already_clocked_in" | "no_open_session" | "clock_out_before_clock_in" | "session_too_long" | "overlaps_existing_entry" | "day_locked" | "business_rule_violation" | "already_on_break" | "not_on_break" | "break_out_of_order" | "idempotency_in_flight";
                         /** @enum {integer} */
-                        code?: 2904 | 2905 | 2906 | 2907 | 2908 | 2909 | 2910 | 1409;
+                        code?: 2904 | 2905 | 2906 | 2907 | 2908 | 2909 | 2910 | 2912 | 2913 | 2914 | 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
+                    };
+                };
+            };
+        };
+    };
+    recordClockEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClockEventBatch"];
+            };
+        };
+        responses: {
+            /** @description One result per event, in the order sent */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClockEventBatchResult"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 1409;
                     };
                 };
             };
@@ -1943,7 +2269,10 @@ export interface operations {
                             /** @description the clock-in wall-clock time in the entry's time zone, HH:MM:SS */
                             sinceTime: string;
                             onBreak: boolean;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description the start of the break in progress (UTC), else null
+                             */
                             breakSince: string | null;
                         }[];
                         nextCursor: string | null;
@@ -2128,7 +2457,7 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`; later versions add types, ignore unknown ones. */
+                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`; later versions add types, ignore unknown ones. */
                             type: string;
                             /** Format: date-time */
                             occurredAt: string;

@@ -42,6 +42,15 @@ export type EmployeeSelector = Schemas['EmployeeSelector'];
 export type ShiftInput = Schemas['Shift'];
 /** The result of a clock event or a shift (201 recorded, 200 dry run or duplicate). */
 export type WriteResult = Schemas['WriteResult'];
+/** POST /time-clock/events/batch body: `{ events }`, 1 to 100 clock events, each with an optional `idempotencyKey`. */
+export type ClockEventBatch = Schemas['ClockEventBatch'];
+export type ClockEventBatchItem = Schemas['ClockEventBatchItem'];
+/** POST /time-clock/events/batch, 200: one result per event, in the order sent. */
+export type ClockEventBatchResult = Schemas['ClockEventBatchResult'];
+/** One event's result: the status and body (write result or problem) POST /time-clock/events would have answered. */
+export type ClockEventResult = ClockEventBatchResult['results'][number];
+/** A punched break of a clocked entry (`TimeEntry.breaks`). */
+export type TimeEntryBreak = Schemas['TimeEntryBreak'];
 
 export type TimeEntryPage = Schemas['TimeEntryPage'];
 export type TimeEntry = Schemas['TimeEntry'];

@@ -71,7 +71,11 @@ function fieldOf(error: ErrorObject, context: string): string {
   if (error.keyword === 'required') path.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') path.push(String(error.params.additionalProperty));
   if (path.length === 0) return context === 'body' ? 'body' : context;
-  return path.join('.');
+  // An array's items are named by position: `events[3].occurredAt`.
+  return path.reduce(
+    (name, part, i) => (/^\d+$/.test(part) ? `${name}[${part}]` : i === 0 ? part : `${name}.${part}`),
+    '',
+  );
 }
 
 function messageOf(error: ErrorObject): string {
@@ -122,4 +126,39 @@ export function fieldErrorsFromAjv(errors: ErrorObject[], context: string): Fiel
     byField.set(field, { field, message: messageOf(errors[0]), code: errors[0].keyword });
   }
   return [...byField.values()];
+}
+
+/** The keywords that judge a value rather than the shape of a document (kept out of shapeOf). */
+const VALUE_KEYWORDS = new Set(['format', 'enum', 'pattern', 'minLength', 'maxLength', 'minimum', 'maximum']);
+
+/**
+ * The same JSON schema with only its shape: object fields (required, unknown), JSON types, array sizes.
+ * A batch (POST /time-clock/events/batch) is refused whole for a wrong shape, and judges each item's
+ * values (formats, enums, lengths) as the item's own result.
+ */
+export function shapeOf(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(shapeOf);
+  if (!schema || typeof schema !== 'object') return schema;
+  return Object.fromEntries(
+    Object.entries(schema as Record<string, unknown>)
+      .filter(([key]) => !VALUE_KEYWORDS.has(key))
+      .map(([key, value]) => [key, key === 'properties' ? mapValues(value, shapeOf) : shapeOf(value)]),
+  );
+}
+
+function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
+  if (!value || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, f(v)]));
+}
+
+/** A route's validator that checks the body's shape only (see shapeOf); other parts as usual. */
+export const shapeValidatorCompiler: FastifySchemaCompiler<unknown> = (route) =>
+  route.httpPart === 'body'
+    ? validatorCompiler({ ...route, schema: shapeOf(route.schema) as typeof route.schema })
+    : validatorCompiler(route);
+
+/** A body check with the routes' own rules: the field errors a route would answer, or null when valid. */
+export function compileBodyCheck(schema: object): (data: unknown) => FieldError[] | null {
+  const validate = ajv.compile(schema);
+  return (data) => (validate(data) ? null : fieldErrorsFromAjv(validate.errors ?? [], 'body'));
 }

@@ -1,4 +1,5 @@
-import type { CompanyRow, EmployeeRow, TimeEntryRow } from '../platform/db/schema.js';
+import type { CompanyRow, EmployeeRow, TimeEntryBreakRow, TimeEntryRow } from '../platform/db/schema.js';
+import { breakMinutes } from './time-tracking/break-rules.js';
 import { totalHours } from './time-tracking/punch-rules.js';
 
 export function companyView(row: CompanyRow) {
@@ -49,10 +50,26 @@ export type TimeEntryListRow = Pick<
   | 'created_at'
 >;
 
-/** Spec, Time entry (list item). An open session has no end yet: endTime is null and totalHours 0 until it closes. */
+/** A break of a clocked entry (issue 20): wall clocks in the entry's zone, the instants, whole minutes. */
+export function breakView(row: Pick<TimeEntryBreakRow, 'start_at' | 'end_at' | 'start_time' | 'end_time'>) {
+  return {
+    startTime: row.start_time,
+    endTime: row.end_time,
+    startedAt: row.start_at,
+    endedAt: row.end_at,
+    minutes: row.end_at === null ? null : breakMinutes(Date.parse(row.start_at), Date.parse(row.end_at)),
+  };
+}
+
+/**
+ * Spec, Time entry (list item). An open session has no end yet: endTime is null and totalHours 0 until it closes.
+ * `breaks` (additive, issue 20) is given for entries of the time clock (source `time_clock`), whose breaks
+ * are punched; a shift's single `breakMinutes` has no place in the day, so its items have no `breaks`.
+ */
 export function timeEntryListItem(
   row: TimeEntryListRow,
   employee: { id: string; external_id: string | null },
+  breaks?: readonly Pick<TimeEntryBreakRow, 'start_at' | 'end_at' | 'start_time' | 'end_time'>[],
 ) {
   return {
     id: row.id,
@@ -67,5 +84,6 @@ export function timeEntryListItem(
     source: row.source,
     approvedAt: row.approved_at,
     createdAt: row.created_at,
+    ...(breaks !== undefined ? { breaks: breaks.map(breakView) } : {}),
   };
 }

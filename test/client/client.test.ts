@@ -330,6 +330,50 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       expect(await suite.rows(fixture.employees[0]!.id)).toHaveLength(1);
     });
 
+    it('recordClockEvents: a batch with breaks, each event answered on its own, a key per call', async () => {
+      const fixture = await company();
+      const { client, wire } = connect(fixture);
+      const employee = { id: fixture.employees[0]!.id };
+      const batch = {
+        events: [
+          { employee, type: 'clock_in' as const, occurredAt: iso(T0 - 3 * HOUR), idempotencyKey: 'p-1' },
+          { employee, type: 'break_start' as const, occurredAt: iso(T0 - 2 * HOUR), idempotencyKey: 'p-2' },
+          {
+            employee,
+            type: 'break_start' as const,
+            occurredAt: iso(T0 - 90 * 60_000),
+            idempotencyKey: 'p-3',
+          },
+          { employee, type: 'clock_out' as const, occurredAt: iso(T0 - HOUR), idempotencyKey: 'p-4' },
+        ],
+      };
+      const { results } = await client.recordClockEvents(batch);
+      expect(results.map((r) => [r.index, r.status])).toEqual([
+        [0, 201],
+        [1, 201],
+        [2, 409],
+        [3, 201],
+      ]);
+      const refused = results[2]!.body;
+      expect('error' in refused && refused.error).toBe('already_on_break');
+      const out = results[3]!.body;
+      expect('type' in out && out.type).toBe('clock_out');
+      // Sent again (a new call, a new request key): every punch is replayed from its own key.
+      const again = await client.recordClockEvents(batch);
+      expect(again.results).toEqual(results);
+      expect(wire.writes().map((w) => w.headers.get('idempotency-key'))).toEqual([
+        expect.stringMatching(UUID),
+        expect.stringMatching(UUID),
+      ]);
+      const [entry] = await suite.rows(employee.id);
+      expect(entry).toMatchObject({ break_minutes: 60, net_seconds: 3600 });
+      // An invalid batch is one error.
+      await expect(client.recordClockEvents({ events: [] })).rejects.toMatchObject({
+        status: 422,
+        error: 'validation_failed',
+      });
+    });
+
     it('a dropped connection is retried with the same Idempotency-Key', async () => {
       const fixture = await company();
       const waits: number[] = [];

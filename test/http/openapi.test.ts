@@ -28,6 +28,7 @@ const ALL_OPERATIONS = [
   // Added within v1 by the change-feed issue and the terminals issue.
   'GET /api/public/v1/changes',
   'GET /api/public/v1/time-clock/status',
+  'POST /api/public/v1/time-clock/events/batch',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -59,6 +60,19 @@ const SPEC_ERRORS: Record<string, string[]> = {
     'overlaps_existing_entry',
     'day_locked',
     'business_rule_violation',
+    'idempotency_in_flight',
+    'validation_failed',
+    'idempotency_key_reused',
+    'rate_limited',
+    // Added within v1 by the terminals issue (breaks).
+    'already_on_break',
+    'not_on_break',
+    'break_out_of_order',
+  ],
+  'POST /api/public/v1/time-clock/events/batch': [
+    'invalid_token',
+    'insufficient_scope',
+    'time_tracking_disabled',
     'idempotency_in_flight',
     'validation_failed',
     'idempotency_key_reused',
@@ -200,8 +214,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(schemas.TimeEntry.properties.employee).toEqual({ $ref: '#/components/schemas/EmployeeRef' });
       expect(schemas.ClockEvent.properties.type).toMatchObject({
         type: 'string',
-        enum: ['clock_in', 'clock_out', 'toggle'],
+        enum: ['clock_in', 'clock_out', 'toggle', 'break_start', 'break_end'],
       });
+      expect(schemas.TimeEntry.properties.breaks.items).toEqual({
+        $ref: '#/components/schemas/TimeEntryBreak',
+      });
+      expect(body('POST /api/public/v1/time-clock/events/batch')).toBe(
+        '#/components/schemas/ClockEventBatch',
+      );
+      expect(schemaOf('POST /api/public/v1/time-clock/events/batch', '200')).toBe(
+        '#/components/schemas/ClockEventBatchResult',
+      );
       // Every named schema is used, and every reference resolves.
       const text = JSON.stringify(fullDocument);
       const referenced = new Set([...text.matchAll(/#\/components\/schemas\/(\w+)/g)].map((m) => m[1]));
@@ -329,6 +352,21 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
           'GET /api/public/v1/changes': () => server.request(`${V1}/changes`, { token }),
           'GET /api/public/v1/time-clock/status': () => server.request(`${V1}/time-clock/status`, { token }),
+          'POST /api/public/v1/time-clock/events/batch': () =>
+            server.request(`${V1}/time-clock/events/batch`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: {
+                events: [
+                  {
+                    employee: { id: employee.id },
+                    type: 'clock_in',
+                    occurredAt: new Date(now).toISOString(),
+                  },
+                ],
+              },
+            }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;

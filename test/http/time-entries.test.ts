@@ -456,7 +456,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       expect(response.body.hasMore).toBe(false);
       expect(response.body.nextCursor).toBeNull();
       const items = response.body.items!;
-      for (const item of items) expect(Object.keys(item).sort()).toEqual(LIST_ITEM_KEYS);
+      // Entries of the time clock also list their breaks (issue 20); shifts do not.
+      for (const item of items)
+        expect(Object.keys(item).sort()).toEqual(
+          item.source === 'time_clock' ? [...LIST_ITEM_KEYS, 'breaks'].sort() : LIST_ITEM_KEYS,
+        );
       expect(items).toEqual([
         {
           id: done.body.timeEntryId,
@@ -485,6 +489,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           source: 'time_clock',
           approvedAt: null,
           createdAt: iso(T0 + 5 * MINUTE),
+          breaks: [],
         },
       ]);
     });

@@ -10,12 +10,15 @@ export const BODY_LIMIT_BYTES = 64 * 1024;
 /** What a client is told to wait before retrying when the database is away (a restart takes seconds). */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
 
-function frameworkErrorName(error: FastifyError): { name: ErrorName; detail: string } {
+function frameworkErrorName(
+  error: FastifyError,
+  bodyLimit: number = BODY_LIMIT_BYTES,
+): { name: ErrorName; detail: string } {
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return {
         name: 'payload_too_large',
-        detail: `the request body is larger than ${BODY_LIMIT_BYTES} bytes`,
+        detail: `the request body is larger than ${bodyLimit} bytes`,
       };
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -51,7 +54,11 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
       { field: 'body', message: 'must be a valid JSON document', code: 'invalid_json' },
     ]);
   if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
-    const mapped = frameworkErrorName(error);
+    // A route may allow a larger body than the app's (the batch of punches).
+    const mapped = frameworkErrorName(
+      error,
+      (request.routeOptions as { bodyLimit?: number } | undefined)?.bodyLimit ?? BODY_LIMIT_BYTES,
+    );
     return new ApiError(mapped.name, mapped.detail);
   }
   if (isDatabaseUnavailable(error)) {

@@ -2,14 +2,17 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../../domain/errors.js';
 import {
+  abandonLongWrite,
   claimKey,
+  claimKeyForLongWrite,
+  finishLongWrite,
   type IdempotencyScope,
   purgeExpiredIdempotencyRecords,
   requestFingerprint,
   storeOutcome,
 } from '../../modules/idempotency/service.js';
 import type { Tx } from '../../platform/db/database.js';
-import { PROBLEM_CONTENT_TYPE, pathOf } from '../problem.js';
+import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../problem.js';
 import { readIdempotencyKey } from '../write-headers.js';
 import { requirePrincipal } from './authenticate.js';
 
@@ -102,6 +105,169 @@ async function storeRefusal(request: FastifyRequest, scope: IdempotencyScope, er
   });
   // A fresh refusal keeps its own headers; a replay is the stored answer alone.
   return { ...answer, headers: answer.replayed ? {} : error.headers };
+}
+
+/** What one write of a batch answered: its status and the exact body text the single endpoint would send. */
+export interface SettledWrite {
+  status: number;
+  body: string;
+  replayed: boolean;
+}
+
+/** How long a batch's write waits for another request holding its key, and how often it looks. */
+export const IN_FLIGHT_WAIT = { maxMs: 10_000, firstPollMs: 20, maxPollMs: 200 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * One write of a batch, under exactly the rules `idempotentWrite` applies to a single request with
+ * `key` as its Idempotency-Key (null: none), answered as a status and body text instead of a reply:
+ * the write runs in a transaction of its own; a refusal (4xx) is its answer, stored with the key like
+ * the single endpoint stores it. `instance` is the single endpoint's path, which the problem documents
+ * name (a later single request with the key replays them byte for byte). A key held by a request still
+ * running is waited for (polling, up to IN_FLIGHT_WAIT.maxMs) and its outcome replayed; a key that
+ * never settles answers `409 idempotency_in_flight`. A 5xx is thrown: the batch stops there.
+ */
+export async function settleWrite<B>(
+  request: FastifyRequest,
+  options: {
+    key: string | null;
+    requestHash: string;
+    dryRun: boolean;
+    instance: string;
+    serialize: (body: B) => string;
+  },
+  write: Write<B>,
+): Promise<SettledWrite> {
+  const { database, now } = request.server.services.ctx;
+  const problem = (error: ApiError) =>
+    JSON.stringify(
+      problemBody(error, {
+        problemBase: request.server.services.urls.problemBase,
+        instance: options.instance,
+        correlationId: request.id,
+      }),
+    );
+  const { key } = options;
+  if (key === null || options.dryRun) {
+    try {
+      const outcome = await database.transaction((tx) => write(tx, { detectDuplicates: key === null }));
+      return { status: outcome.status, body: options.serialize(outcome.body), replayed: false };
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      return { status: error.status, body: problem(error), replayed: false };
+    }
+  }
+  const principal = requirePrincipal(request);
+  const scope: IdempotencyScope = {
+    companyId: principal.companyId,
+    apiKeyId: principal.id,
+    key,
+    requestHash: options.requestHash,
+  };
+  const metrics = request.server.services.metrics.idempotency;
+  const at = now();
+  const deadline = Date.now() + IN_FLIGHT_WAIT.maxMs;
+  let pollMs = IN_FLIGHT_WAIT.firstPollMs;
+  for (;;) {
+    let settled: SettledWrite;
+    try {
+      settled = await database.transaction(async (tx) => {
+        const claim = await claimKey(tx, scope, at);
+        if (claim.kind === 'refused') throw claim.error;
+        if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+        const outcome = await write(tx, { detectDuplicates: false });
+        const body = options.serialize(outcome.body);
+        await storeOutcome(tx, scope, { status: outcome.status, body }, at);
+        return { status: outcome.status, body, replayed: false };
+      });
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (error.errorName === 'idempotency_in_flight' && Date.now() < deadline) {
+        // Another request holds the key: wait for its outcome, then replay it.
+        await sleep(pollMs);
+        pollMs = Math.min(pollMs * 2, IN_FLIGHT_WAIT.maxPollMs);
+        continue;
+      }
+      if (isKeyRefusal(error)) {
+        metrics.inc({ outcome: error.errorName === 'idempotency_in_flight' ? 'in_flight' : 'reused' });
+        return { status: error.status, body: problem(error), replayed: false };
+      }
+      // The write's refusal is the key's outcome, stored on its own (see storeRefusal).
+      try {
+        settled = await database.transaction(async (tx) => {
+          const claim = await claimKey(tx, scope, at);
+          if (claim.kind === 'refused') throw claim.error;
+          if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
+          const body = problem(error);
+          await storeOutcome(tx, scope, { status: error.status, body }, at);
+          return { status: error.status, body, replayed: false };
+        });
+      } catch (refusal) {
+        if (!(refusal instanceof ApiError) || refusal.status >= 500) throw refusal;
+        if (refusal.errorName === 'idempotency_in_flight' && Date.now() < deadline) {
+          await sleep(pollMs);
+          continue;
+        }
+        return { status: refusal.status, body: problem(refusal), replayed: false };
+      }
+    }
+    if (settled.replayed) metrics.inc({ outcome: 'replay' });
+    return settled;
+  }
+}
+
+/**
+ * A write made of several transactions (a batch) under the request's own Idempotency-Key: the key is
+ * claimed first (committed as in flight, claimKeyForLongWrite), `produce` runs, and its answer (status
+ * 200 and the body text) is stored with the key, so a retry replays the whole answer. Without a key,
+ * or on a dry run, `produce` just runs. A failure (5xx) frees the key again.
+ */
+export async function idempotentLongWrite(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { dryRun: boolean },
+  produce: () => Promise<string>,
+): Promise<FastifyReply> {
+  const { database, now } = request.server.services.ctx;
+  const key = readIdempotencyKey(request.headers);
+  if (key === null || options.dryRun)
+    return reply
+      .code(200)
+      .type(JSON_CONTENT_TYPE)
+      .send(await produce());
+  const principal = requirePrincipal(request);
+  const scope: IdempotencyScope = {
+    companyId: principal.companyId,
+    apiKeyId: principal.id,
+    key,
+    requestHash: requestFingerprint(request.method, pathOf(request.url), request.body),
+  };
+  const metrics = request.server.services.metrics.idempotency;
+  const claim = await database.transaction((tx) => claimKeyForLongWrite(tx, scope, now()));
+  if (claim.kind === 'refused') {
+    metrics.inc({ outcome: claim.error.errorName === 'idempotency_in_flight' ? 'in_flight' : 'reused' });
+    throw claim.error;
+  }
+  if (claim.kind === 'replay') {
+    metrics.inc({ outcome: 'replay' });
+    return reply
+      .code(claim.status)
+      .header('idempotent-replayed', 'true')
+      .type(claim.status >= 400 ? PROBLEM_CONTENT_TYPE : JSON_CONTENT_TYPE)
+      .send(claim.body);
+  }
+  let body: string;
+  try {
+    body = await produce();
+    await database.transaction((tx) => finishLongWrite(tx, scope, { status: 200, body }, now()));
+  } catch (error) {
+    await abandonLongWrite(database.db, scope).catch((cleanup: unknown) =>
+      request.log.warn({ err: cleanup }, 'could not free an idempotency key'),
+    );
+    throw error;
+  }
+  return reply.code(200).type(JSON_CONTENT_TYPE).send(body);
 }
 
 /** Spec, Limits: outcomes are kept 24 hours; expired ones are removed every ten minutes (and on reuse). */

@@ -6,7 +6,11 @@ import { SCOPES, type ScopeId } from '../../modules/auth/scopes.js';
 import { DOCS_PATH, OPENAPI_PATH, TOKEN_PATH } from '../paths.js';
 import { authenticate } from './authenticate.js';
 import {
+  ClockEventBatchBodySchema,
+  ClockEventBatchItemSchema,
+  ClockEventBatchResultSchema,
   ClockEventBodySchema,
+  TimeEntryBreakSchema,
   EmployeeListItemSchema,
   EmployeePageSchema,
   EmployeeRefSchema,
@@ -110,6 +114,10 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   TimeEntry: TimeEntrySchema,
   WriteResult: WriteResultSchema,
   ClockEvent: ClockEventBodySchema,
+  ClockEventBatch: ClockEventBatchBodySchema,
+  ClockEventBatchItem: ClockEventBatchItemSchema,
+  ClockEventBatchResult: ClockEventBatchResultSchema,
+  TimeEntryBreak: TimeEntryBreakSchema,
   Shift: ShiftBodySchema,
   ExternalIdUpdate: ExternalIdBodySchema,
   ExternalIdResult: ExternalIdResultSchema,

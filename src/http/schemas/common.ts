@@ -99,6 +99,20 @@ export const EmployeeListItemSchema = Type.Object({
   positionId: NullableOut(Guid),
 });
 
+export const TimeEntryBreakSchema = Type.Object(
+  {
+    startTime: TimeString,
+    endTime: NullableOut(TimeString),
+    startedAt: DateTimeString,
+    endedAt: NullableOut(DateTimeString),
+    minutes: NullableOut(Type.Integer({ description: 'whole minutes (nearest); null while the break runs' })),
+  },
+  {
+    description:
+      "A break of a clocked entry: wall clocks in the entry's zone, the instants (UTC), whole minutes",
+  },
+);
+
 export const TimeEntrySchema = Type.Object({
   id: Guid,
   employee: EmployeeRefSchema,
@@ -112,12 +126,22 @@ export const TimeEntrySchema = Type.Object({
   source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift; may grow' }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
+  breaks: Type.Optional(
+    Type.Array(TimeEntryBreakSchema, {
+      description:
+        'Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. ' +
+        'Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day.',
+    }),
+  ),
 });
 
 export const WriteResultSchema = Type.Object({
   timeEntryId: NullableOut(Guid),
   employee: EmployeeRefSchema,
-  type: StringEnum(['clock_in', 'clock_out', 'shift']),
+  type: StringEnum(['clock_in', 'clock_out', 'shift', 'break_start', 'break_end'], {
+    description:
+      'the effective type (a `toggle` answers `clock_in` or `clock_out`); later versions may add values',
+  }),
   workDate: DateString,
   time: TimeString,
   timeZone: Type.String({
@@ -165,8 +189,9 @@ export const DryRunHeaderSchema = Type.Object({
 export const ClockEventBodySchema = Type.Object(
   {
     employee: EmployeeSelectorSchema,
-    type: StringEnum(['clock_in', 'clock_out', 'toggle'], {
-      description: '`toggle`: `clock_out` when a session is open, else `clock_in`',
+    type: StringEnum(['clock_in', 'clock_out', 'toggle', 'break_start', 'break_end'], {
+      description:
+        '`toggle`: `clock_out` when a session is open, else `clock_in`. `break_start` / `break_end`: a break inside the open session',
     }),
     occurredAt: Type.String({
       format: 'date-time',
@@ -177,6 +202,48 @@ export const ClockEventBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/** One punch of a batch: the single endpoint's body plus its own Idempotency-Key. */
+export const ClockEventBatchItemSchema = Type.Object(
+  {
+    ...ClockEventBodySchema.properties,
+    idempotencyKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 128,
+        description:
+          "This punch's Idempotency-Key: the same rules as the header on POST /time-clock/events (same scope, 24 h, replay; 422 when reused with another punch)",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const ClockEventBatchBodySchema = Type.Object(
+  {
+    events: Type.Array(ClockEventBatchItemSchema, {
+      minItems: 1,
+      maxItems: 100,
+      description: 'processed in the order sent',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const ClockEventBatchResultSchema = Type.Object({
+  results: Type.Array(
+    Type.Object({
+      index: Type.Integer({ minimum: 0, description: "the event's zero-based position in the batch" }),
+      status: Type.Integer({
+        description: 'the status POST /time-clock/events would have answered for this event',
+      }),
+      body: Type.Union([WriteResultSchema, ProblemSchema], {
+        description:
+          'the write result, or the problem document, that POST /time-clock/events would have answered',
+      }),
+    }),
+  ),
+});
 
 export const ShiftBodySchema = Type.Object(
   {
@@ -296,7 +363,7 @@ export const ChangeEventSchema = Type.Object({
   type: Type.String({
     description:
       'An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, ' +
-      '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`; later versions add types, ignore unknown ones.',
+      '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`; later versions add types, ignore unknown ones.',
   }),
   occurredAt: DateTimeString,
   data: Type.Unknown({
@@ -334,7 +401,9 @@ export const ClockStatusItemSchema = Type.Object({
   since: Type.String({ format: 'date-time', description: 'the clock-in instant (UTC)' }),
   sinceTime: Type.String({ description: "the clock-in wall-clock time in the entry's time zone, HH:MM:SS" }),
   onBreak: Type.Boolean(),
-  breakSince: NullableOut(Type.String({ format: 'date-time' })),
+  breakSince: NullableOut(
+    Type.String({ format: 'date-time', description: 'the start of the break in progress (UTC), else null' }),
+  ),
 });
 
 export const ClockStatusPageSchema = pageOf(ClockStatusItemSchema);

@@ -4,6 +4,8 @@ import type { Tx } from '../../platform/db/database.js';
 import { employeeRef, timeEntryListItem } from '../views.js';
 import { auditBase } from './companies.js';
 import { invalid, notFound, requireDate, requireUuid } from './validation.js';
+import { findEntryBreaks } from '../time-tracking/queries.js';
+import { ENTRY_SOURCES } from '../time-tracking/service.js';
 
 export async function confirmDay(tx: Tx, now: number, input: { employeeId: string; date: string }) {
   const employeeId = requireUuid(input.employeeId, 'employee id');
@@ -73,7 +75,12 @@ export async function decideEntry(tx: Tx, now: number, entryId: string, decision
     .select(['id', 'external_id'])
     .where('id', '=', entry.employee_id)
     .executeTakeFirstOrThrow();
-  const item = timeEntryListItem(updated, employee);
+  // An entry of the time clock carries its breaks, as in the list.
+  const item = timeEntryListItem(
+    updated,
+    employee,
+    updated.source === ENTRY_SOURCES.timeClock ? await findEntryBreaks(tx, updated.id) : undefined,
+  );
   await appendEvents(
     tx,
     entry.company_id,

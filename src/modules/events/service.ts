@@ -19,6 +19,8 @@ export const EVENT_TYPES = [
   'employee.created',
   'employee.updated',
   'employee.deleted',
+  'time_entry.break_started',
+  'time_entry.break_ended',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

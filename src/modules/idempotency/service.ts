@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
-import { tryTransactionLock, type Tx } from '../../platform/db/database.js';
+import { type Executor, tryTransactionLock, type Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 import type { IdempotencyRecordRow } from '../../platform/db/schema.js';
 import type { AppContext } from '../context.js';
@@ -153,4 +153,76 @@ export async function purgeExpiredIdempotencyRecords(ctx: AppContext): Promise<n
     .where('expires_at', '<=', new Date(ctx.now()).toISOString())
     .executeTakeFirst();
   return Number(result.numDeletedRows);
+}
+
+const insertInFlight = prepareQuery((db, p: IdempotencyScope & { createdAt: string; expiresAt: string }) =>
+  db.insertInto('idempotency_records').values({
+    company_id: p.companyId,
+    api_key_id: p.apiKeyId,
+    idempotency_key: p.key,
+    request_hash: p.requestHash,
+    state: 'in_flight',
+    response_status: null,
+    response_body: null,
+    created_at: p.createdAt,
+    expires_at: p.expiresAt,
+  }),
+);
+
+const completeInFlight = prepareQuery(
+  (db, p: IdempotencyScope & { status: number; body: string; expiresAt: string }) =>
+    db
+      .updateTable('idempotency_records')
+      .set({ state: 'done', response_status: p.status, response_body: p.body, expires_at: p.expiresAt })
+      .where('company_id', '=', p.companyId)
+      .where('api_key_id', '=', p.apiKeyId)
+      .where('idempotency_key', '=', p.key)
+      .where('state', '=', 'in_flight'),
+);
+
+const deleteInFlight = prepareQuery((db, scope: IdempotencyScope) =>
+  db
+    .deleteFrom('idempotency_records')
+    .where('company_id', '=', scope.companyId)
+    .where('api_key_id', '=', scope.apiKeyId)
+    .where('idempotency_key', '=', scope.key)
+    .where('state', '=', 'in_flight'),
+);
+
+/**
+ * A key for a write that runs in several transactions of its own (a batch of punches, each one its
+ * own transaction): the claim is committed as an `in_flight` record, so that a second request with
+ * the key, in any instance, is told it is in flight until `finishLongWrite` stores the outcome (or
+ * `abandonLongWrite` frees the key after a failure). A record left `in_flight` by a process that died
+ * frees itself after two minutes (see judgeRecord).
+ */
+export async function claimKeyForLongWrite(tx: Tx, scope: IdempotencyScope, now: number): Promise<KeyClaim> {
+  const claim = await claimKey(tx, scope, now);
+  if (claim.kind === 'claimed')
+    await insertInFlight.executeWrite(tx, {
+      ...scope,
+      createdAt: new Date(now).toISOString(),
+      expiresAt: new Date(now + RETENTION_MS).toISOString(),
+    });
+  return claim;
+}
+
+/** The outcome of a long write, stored with its key (kept 24 hours from now). */
+export async function finishLongWrite(
+  tx: Tx,
+  scope: IdempotencyScope,
+  outcome: { status: number; body: string },
+  now: number,
+): Promise<void> {
+  await completeInFlight.executeWrite(tx, {
+    ...scope,
+    status: outcome.status,
+    body: outcome.body,
+    expiresAt: new Date(now + RETENTION_MS).toISOString(),
+  });
+}
+
+/** A long write failed with no answer to keep: its key is free again. */
+export async function abandonLongWrite(db: Executor, scope: IdempotencyScope): Promise<void> {
+  await deleteInFlight.executeWrite(db, scope);
 }

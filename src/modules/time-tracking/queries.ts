@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { boundLimit, ONE_ROW, prepareQuery } from '../../platform/db/prepared.js';
-import type { NewTimeEntry, TimeEntryRow } from '../../platform/db/schema.js';
+import type { NewTimeEntry, TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
 
 /*
  * The status of an open session is written into the SQL as a literal, never bound: a bound value in
@@ -125,6 +125,8 @@ export interface PunchContext {
    * after the session started and starts before the instant. Null without an open session.
    */
   swallowedId: string | null;
+  /** Whether the open session has breaks (then the punch reads them: findEntryBreaks). */
+  openHasBreaks: boolean;
 }
 
 type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
@@ -133,6 +135,7 @@ type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
   open_day_locked: unknown;
   covering_id: string | null;
   swallowed_id: string | null;
+  open_has_breaks: unknown;
 };
 
 /** The schedule in force on `workDate`: the latest that took effect on or before it (a subquery). */
@@ -203,6 +206,11 @@ function punchContext(
         .whereRef('s.id', '!=', 't.id')
         .limit(ONE_ROW)
         .as('swallowed_id'),
+      eb
+        .exists(
+          eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
+        )
+        .as('open_has_breaks'),
     ]);
 }
 
@@ -231,8 +239,15 @@ const punchContextQuery = prepareQuery((db, p: PunchContextInput) =>
 export async function findPunchContext(db: Executor, input: PunchContextInput): Promise<PunchContext> {
   const row = (await punchContextQuery.executeTakeFirst(db, input)) as PunchContextRow | undefined;
   if (!row) throw new Error('punch context query returned no row');
-  const { effective_schedule_id, punch_day_locked, open_day_locked, covering_id, swallowed_id, ...open } =
-    row;
+  const {
+    effective_schedule_id,
+    punch_day_locked,
+    open_day_locked,
+    covering_id,
+    swallowed_id,
+    open_has_breaks,
+    ...open
+  } = row;
   return {
     open: open.id === null ? undefined : (open as OpenSession),
     scheduleId: effective_schedule_id,
@@ -240,6 +255,7 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     openDayLocked: open.id !== null && truthy(open_day_locked),
     coveringId: covering_id,
     swallowedId: open.id === null ? null : swallowed_id,
+    openHasBreaks: open.id !== null && truthy(open_has_breaks),
   };
 }
 
@@ -378,6 +394,7 @@ export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void>
 }
 
 interface SessionClosing {
+  break_minutes: number | null;
   end_at: string;
   end_time: string;
   ends_next_day: number;
@@ -394,6 +411,7 @@ const completeSessionQuery = prepareQuery((db, p: SessionClosing & { id: string 
   db
     .updateTable('time_entries')
     .set({
+      break_minutes: p.break_minutes,
       end_at: p.end_at,
       end_time: p.end_time,
       ends_next_day: p.ends_next_day,
@@ -570,6 +588,10 @@ const openSessionsQuery = (filter: 'all' | 'workplace' | 'id' | 'externalId', wi
     db
       .selectFrom('time_entries as t')
       .innerJoin('employees as e', 'e.id', 't.employee_id')
+      // The break in progress, if any: at most one per entry (partial unique index).
+      .leftJoin('time_entry_breaks as b', (join) =>
+        join.onRef('b.time_entry_id', '=', 't.id').on('b.end_at', 'is', null),
+      )
       .select([
         't.id',
         't.start_at',
@@ -577,6 +599,7 @@ const openSessionsQuery = (filter: 'all' | 'workplace' | 'id' | 'externalId', wi
         'e.id as employee_id',
         'e.external_id',
         'e.workplace_id',
+        'b.start_at as break_since',
       ])
       .where('t.company_id', '=', p.companyId)
       .where('t.status', '=', OPEN)
@@ -632,4 +655,174 @@ export async function listOpenSessions(
     afterId: after?.id ?? '',
     limit: input.limit,
   });
+}
+
+/*
+ * Breaks (issue 20): rows of `time_entry_breaks`, each inside its clocked entry; at most one open
+ * (no end) per entry, enforced by a partial unique index.
+ */
+
+export type BreakRow = TimeEntryBreakRow;
+
+const entryBreaksQuery = prepareQuery((db, p: { entryId: string }) =>
+  db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('time_entry_id', '=', p.entryId)
+    .orderBy('start_at')
+    .orderBy('id'),
+);
+
+/** An entry's breaks, oldest first. */
+export async function findEntryBreaks(db: Executor, entryId: string): Promise<BreakRow[]> {
+  return entryBreaksQuery.execute(db, { entryId });
+}
+
+/** The breaks of several entries (a page of a list), oldest first, by entry id. */
+export async function findBreaksOfEntries(
+  db: Executor,
+  entryIds: string[],
+): Promise<Map<string, BreakRow[]>> {
+  const byEntry = new Map<string, BreakRow[]>(entryIds.map((id) => [id, []]));
+  if (entryIds.length === 0) return byEntry;
+  const rows = await db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('time_entry_id', 'in', entryIds)
+    .orderBy('time_entry_id')
+    .orderBy('start_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) byEntry.get(row.time_entry_id)?.push(row);
+  return byEntry;
+}
+
+const BREAK_COLUMNS = [
+  'id',
+  'company_id',
+  'employee_id',
+  'time_entry_id',
+  'start_at',
+  'end_at',
+  'start_time',
+  'end_time',
+  'start_event',
+  'end_event',
+  'created_by_id',
+  'closed_by_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof BreakRow)[];
+
+const insertBreakQuery = prepareQuery((db, p: BreakRow) =>
+  db
+    .insertInto('time_entry_breaks')
+    .values(Object.fromEntries(BREAK_COLUMNS.map((c) => [c, p[c]])) as unknown as BreakRow),
+);
+
+/** A new (open) break. A second open break of the entry fails here (partial unique index). */
+export async function insertBreak(tx: Tx, row: BreakRow): Promise<void> {
+  await insertBreakQuery.executeWrite(tx, row);
+}
+
+interface BreakClosing {
+  entryId: string;
+  end_at: string;
+  end_time: string;
+  end_event: string;
+  closed_by_id: string;
+  updated_at: string;
+}
+
+const closeBreakQuery = prepareQuery((db, p: BreakClosing) =>
+  db
+    .updateTable('time_entry_breaks')
+    .set({
+      end_at: p.end_at,
+      end_time: p.end_time,
+      end_event: p.end_event,
+      closed_by_id: p.closed_by_id,
+      updated_at: p.updated_at,
+    })
+    .where('time_entry_id', '=', p.entryId)
+    .where('end_at', 'is', null),
+);
+
+/** Ends the entry's open break; the number of breaks ended (0 or 1). */
+export async function closeOpenBreak(tx: Tx, closing: BreakClosing): Promise<number> {
+  return closeBreakQuery.executeWrite(tx, closing);
+}
+
+const openSessionUpdateQuery = prepareQuery(
+  (
+    db,
+    p: {
+      id: string;
+      breakMinutes: number | null;
+      notes: string | null;
+      note: string | null;
+      updatedAt: string;
+    },
+  ) =>
+    db
+      .updateTable('time_entries')
+      .set({ break_minutes: p.breakMinutes, notes: p.notes, note: p.note, updated_at: p.updatedAt })
+      .where('id', '=', p.id),
+);
+
+/** What a break punch changes on its open session: the running sum of its breaks, the device and note. */
+export async function updateOpenSession(
+  tx: Tx,
+  id: string,
+  patch: { breakMinutes: number | null; notes: string | null; note: string | null; updatedAt: string },
+): Promise<void> {
+  await openSessionUpdateQuery.executeWrite(tx, { id, ...patch });
+}
+
+const duplicateBreakStartQuery = prepareQuery((db, p: DuplicateInput) =>
+  db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('employee_id', '=', p.employeeId)
+    .where('start_event', '=', p.sentType)
+    .where('created_by_id', '=', p.callerId)
+    .where('start_at', '>=', p.from)
+    .where('start_at', '<=', p.to)
+    .orderBy('start_at', 'desc')
+    .limit(ONE_ROW),
+);
+
+const duplicateBreakEndQuery = prepareQuery((db, p: DuplicateInput) =>
+  db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('employee_id', '=', p.employeeId)
+    .where('start_at', '>', p.startedAfter)
+    .where('end_event', '=', p.sentType)
+    .where('closed_by_id', '=', p.callerId)
+    .where('end_at', '>=', p.from)
+    .where('end_at', '<=', p.to)
+    .orderBy('end_at', 'desc')
+    .limit(ONE_ROW),
+);
+
+const entryByIdQuery = prepareQuery((db, p: { id: string }) =>
+  db.selectFrom('time_entries').selectAll().where('id', '=', p.id),
+);
+
+/**
+ * Spec, Idempotency rule 6, for break punches: a `break_start` (`break_end`) by the same caller within
+ * the window of an existing break's start (end), with the entry it belongs to.
+ */
+export async function findDuplicateBreakPunch(
+  db: Executor,
+  input: DuplicateInput,
+): Promise<{ entry: TimeEntryRow; brk: BreakRow; matched: 'start' | 'end' } | undefined> {
+  const matched =
+    input.sentType === 'break_start'
+      ? { brk: await duplicateBreakStartQuery.executeTakeFirst(db, input), matched: 'start' as const }
+      : { brk: await duplicateBreakEndQuery.executeTakeFirst(db, input), matched: 'end' as const };
+  if (!matched.brk) return undefined;
+  const entry = await entryByIdQuery.executeTakeFirst(db, { id: matched.brk.time_entry_id });
+  return entry ? { entry, brk: matched.brk, matched: matched.matched } : undefined;
 }

@@ -3,12 +3,20 @@ import { recordAudit } from '../audit/queries.js';
 import { appendEvents, type NewEvent } from '../events/service.js';
 import type { EmployeeForWrite } from '../employees/queries.js';
 import {
+  type BreakRow,
+  closeOpenBreak,
   completeSession,
+  findBreaksOfEntries,
+  findDuplicateBreakPunch,
+  findEntryBreaks,
+  insertBreak,
+  updateOpenSession,
   findDuplicatePunch,
   findPunchContext,
   findShiftContext,
   findEmployeeEntriesPage,
   type EntryValues,
+  type OpenSession,
   insertTimeEntry,
   listOpenSessions,
 } from './queries.js';
@@ -22,6 +30,14 @@ import {
   resolveToggle,
   totalHours,
 } from './punch-rules.js';
+import {
+  type BreakSpan,
+  breakMinutes,
+  evaluateBreakEnd,
+  evaluateBreakStart,
+  evaluateClockOutAfterBreaks,
+  sessionFigures,
+} from './break-rules.js';
 import {
   addDays,
   daysBetween,
@@ -46,7 +62,7 @@ import {
   lockEmployeeForWrite,
 } from '../employees/service.js';
 
-export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle';
+export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle' | 'break_start' | 'break_end';
 
 /** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
 export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift' } as const;
@@ -61,7 +77,7 @@ export interface WriteOutcome {
 export interface WriteResult {
   timeEntryId: string | null;
   employee: { id: string; externalId: string | null };
-  type: 'clock_in' | 'clock_out' | 'shift';
+  type: 'clock_in' | 'clock_out' | 'shift' | 'break_start' | 'break_end';
   workDate: string;
   time: string;
   timeZone: string;
@@ -181,7 +197,16 @@ function secondsOfDay(time: string): number {
  * the stored wall clock; the UTC instant alone would give the UTC wall clock instead).
  */
 function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedInstant {
-  const iso = matched === 'start' ? entry.start_at : entry.end_at!;
+  return matched === 'start'
+    ? storedInstant(entry, entry.start_at, null)
+    : storedInstant(entry, entry.end_at!, entry.end_time!);
+}
+
+/**
+ * An instant of `entry` (its start, its end, or a break's) localised as it was stored; `wallTime`
+ * is the instant's stored wall clock, null for the entry's start (whose date is stored too).
+ */
+function storedInstant(entry: TimeEntryRow, iso: string, wallTime: string | null): LocalizedInstant {
   const parsed = parseInstantWithOffset(iso)!;
   if (entry.time_zone !== 'offset') return localizeInstant(parsed, entry.time_zone);
   const utcSeconds = Math.floor(parsed.epochMs / 1000);
@@ -190,11 +215,11 @@ function storedPunch(entry: TimeEntryRow, matched: 'start' | 'end'): LocalizedIn
     Math.floor(Date.parse(`${entry.work_date}T${entry.start_time}Z`) / 1000) -
     Math.floor(Date.parse(entry.start_at) / 1000);
   let offsetSeconds = startOffset;
-  if (matched === 'end') {
-    // Only the end's wall time is stored: its offset is known modulo a day; take the candidate
-    // nearest the start's offset.
+  if (wallTime !== null) {
+    // Only the wall time is stored: its offset is known modulo a day; take the candidate nearest
+    // the start's offset.
     const diff =
-      (((secondsOfDay(entry.end_time!) - utcSeconds) % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
+      (((secondsOfDay(wallTime) - utcSeconds) % SECONDS_PER_DAY) + SECONDS_PER_DAY) % SECONDS_PER_DAY;
     offsetSeconds =
       Math.abs(diff - startOffset) <= Math.abs(diff - SECONDS_PER_DAY - startOffset)
         ? diff
@@ -277,7 +302,35 @@ export async function recordClockEvent(
   const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
   const punch = localizeInstant(parsed, zone);
 
-  if (options.detectDuplicates) {
+  const isBreakPunch = input.type === 'break_start' || input.type === 'break_end';
+  if (options.detectDuplicates && isBreakPunch) {
+    const duplicate = await findDuplicateBreakPunch(tx, {
+      employeeId: employee.id,
+      sentType: input.type,
+      callerId: principal.id,
+      from: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS).toISOString(),
+      to: new Date(parsed.epochMs + DUPLICATE_WINDOW_MS).toISOString(),
+      startedAfter: new Date(parsed.epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
+    });
+    if (duplicate) {
+      const { entry, brk, matched } = duplicate;
+      const punched =
+        matched === 'start'
+          ? storedInstant(entry, brk.start_at, brk.start_time)
+          : storedInstant(entry, brk.end_at!, brk.end_time!);
+      return {
+        status: 200,
+        body: entryResult(
+          entry,
+          employee,
+          input.type as 'break_start' | 'break_end',
+          punched,
+          options.dryRun,
+          entry.id,
+        ),
+      };
+    }
+  } else if (options.detectDuplicates) {
     const duplicate = await findDuplicatePunch(tx, {
       employeeId: employee.id,
       sentType: input.type,
@@ -315,6 +368,32 @@ export async function recordClockEvent(
   const open = context.open;
   const effective =
     input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
+  // The open session's breaks, oldest first (read only when it has any).
+  const breaks =
+    open && context.openHasBreaks && effective !== 'clock_in' ? await findEntryBreaks(tx, open.id) : [];
+  const spans: BreakSpan[] = breaks.map((b) => ({
+    startMs: Date.parse(b.start_at),
+    endMs: b.end_at === null ? null : Date.parse(b.end_at),
+  }));
+
+  if (effective === 'break_start' || effective === 'break_end') {
+    if (!open)
+      throw effective === 'break_start'
+        ? new ApiError('no_open_session', 'the employee has no open session to take a break in')
+        : new ApiError('not_on_break', 'the employee has no open session, so no break to end');
+    return recordBreakPunch(tx, principal, at, {
+      type: effective,
+      employee,
+      open,
+      breaks,
+      spans,
+      punch,
+      dayLocked: context.openDayLocked || context.punchDayLocked,
+      deviceId: input.deviceId ?? null,
+      note: input.note ?? null,
+      dryRun: options.dryRun,
+    });
+  }
 
   if (effective === 'clock_in') {
     if (open)
@@ -355,7 +434,7 @@ export async function recordClockEvent(
       action: 'time_entry.clock_in',
       entryId: entry.id,
       details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-      event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee) },
+      event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee, []) },
     });
     return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
   }
@@ -370,18 +449,42 @@ export async function recordClockEvent(
         : `the clock-out is before the session started at ${open.start_at}`,
     );
   }
+  const afterBreaks = evaluateClockOutAfterBreaks(spans, parsed.epochMs);
+  if (!afterBreaks.ok)
+    throw new ApiError(
+      afterBreaks.error,
+      `the clock-out is before ${spans.at(-1)!.endMs === null ? 'the start of the break in progress' : 'the end of the last break'} (${breaks.at(-1)!.end_at ?? breaks.at(-1)!.start_at})`,
+    );
   assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
   if (context.swallowedId !== null)
     throw new ApiError(
       'overlaps_existing_entry',
       `closing the session would overlap entry ${context.swallowedId}`,
     );
+  // A clock-out during a break ends the break at the clock-out.
+  const finalBreaks: BreakRow[] = breaks.map((b) =>
+    b.end_at === null
+      ? {
+          ...b,
+          end_at: punch.utcIso,
+          end_time: punch.time,
+          end_event: input.type,
+          closed_by_id: principal.id,
+          updated_at: at,
+        }
+      : b,
+  );
+  const figures =
+    spans.length > 0
+      ? sessionFigures(Date.parse(open.start_at), parsed.epochMs, spans)
+      : { breakMinutes: open.break_minutes, netSeconds: closing.durationSeconds };
   const completed = {
     ...open,
+    break_minutes: figures.breakMinutes,
     end_at: punch.utcIso,
     end_time: punch.time,
     ends_next_day: punch.workDate !== open.work_date ? 1 : 0,
-    net_seconds: closing.durationSeconds,
+    net_seconds: figures.netSeconds,
     status: 'pending_approval',
     notes: appendNotes(open.notes, notes(input.deviceId)),
     note: input.note ?? open.note,
@@ -391,14 +494,178 @@ export async function recordClockEvent(
   };
   if (options.dryRun)
     return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
+  if (spans.some((b) => b.endMs === null))
+    await closeOpenBreak(tx, {
+      entryId: open.id,
+      end_at: punch.utcIso,
+      end_time: punch.time,
+      end_event: input.type,
+      closed_by_id: principal.id,
+      updated_at: at,
+    });
   await completeSession(tx, open.id, completed);
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.clock_out',
     entryId: open.id,
     details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee) },
+    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
   });
   return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
+}
+
+/** The message of a refused break punch. */
+function breakRefusal(
+  error: 'already_on_break' | 'not_on_break' | 'break_out_of_order' | 'session_too_long',
+  open: OpenSession,
+  breaks: readonly BreakRow[],
+  type: 'break_start' | 'break_end',
+): ApiError {
+  const last = breaks.at(-1);
+  switch (error) {
+    case 'already_on_break':
+      return new ApiError(error, `a break is in progress since ${last!.start_at}`);
+    case 'not_on_break':
+      return new ApiError(error, 'the employee has no break in progress to end');
+    case 'session_too_long':
+      return new ApiError(
+        error,
+        `the session open since ${open.start_at} would last 24 hours or longer at this punch`,
+      );
+    case 'break_out_of_order':
+      return new ApiError(
+        error,
+        type === 'break_end'
+          ? `the break's end is before its start (${last!.start_at})`
+          : last
+            ? `the break's start is before the end of the previous break (${last.end_at ?? last.start_at})`
+            : `the break's start is before the clock-in (${open.start_at})`,
+      );
+  }
+}
+
+/**
+ * `break_start` / `break_end` (issue 20): a break inside the open session, after what it follows (the
+ * clock-in, the previous break's end, its own start), on days that are not locked. The partial unique
+ * index on open breaks is the last word on "one break in progress".
+ */
+async function recordBreakPunch(
+  tx: Tx,
+  principal: Principal,
+  at: string,
+  input: {
+    type: 'break_start' | 'break_end';
+    employee: EmployeeForWrite;
+    open: OpenSession;
+    breaks: BreakRow[];
+    spans: BreakSpan[];
+    punch: LocalizedInstant;
+    dayLocked: boolean;
+    deviceId: string | null;
+    note: string | null;
+    dryRun: boolean;
+  },
+): Promise<WriteOutcome> {
+  const { type, employee, open, breaks, spans, punch } = input;
+  const sessionStart = Date.parse(open.start_at);
+  const verdict =
+    type === 'break_start'
+      ? evaluateBreakStart(sessionStart, spans, punch.epochMs)
+      : evaluateBreakEnd(sessionStart, spans, punch.epochMs);
+  if (!verdict.ok) throw breakRefusal(verdict.error, open, breaks, type);
+  assertDaysOpen(input.dayLocked, [open.work_date, punch.workDate]);
+  // The device is added to the entry's notes and a note replaces the entry's, as a clock-out does.
+  const session = {
+    ...open,
+    notes: appendNotes(open.notes, notes(input.deviceId)),
+    note: input.note ?? open.note,
+    end_at: null,
+    end_time: null,
+    ends_next_day: 0,
+    net_seconds: null,
+    status: 'open',
+  };
+  if (type === 'break_start') {
+    const row: BreakRow = {
+      id: newId(),
+      company_id: principal.companyId,
+      employee_id: employee.id,
+      time_entry_id: open.id,
+      start_at: punch.utcIso,
+      end_at: null,
+      start_time: punch.time,
+      end_time: null,
+      start_event: type,
+      end_event: null,
+      created_by_id: principal.id,
+      closed_by_id: null,
+      created_at: at,
+      updated_at: at,
+    };
+    if (input.dryRun)
+      return { status: 200, body: entryResult(session, employee, type, punch, true, open.id) };
+    try {
+      await insertBreak(tx, row);
+    } catch (error) {
+      if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entry_breaks'))
+        throw new ApiError('already_on_break', 'a break is already in progress');
+      throw error;
+    }
+    if (input.deviceId || input.note !== null)
+      await updateOpenSession(tx, open.id, {
+        breakMinutes: open.break_minutes,
+        notes: session.notes,
+        note: session.note,
+        updatedAt: at,
+      });
+    await recordEntryChange(tx, principal, at, {
+      action: 'time_entry.break_start',
+      entryId: open.id,
+      details: {
+        employeeId: employee.id,
+        breakId: row.id,
+        occurredAt: punch.utcIso,
+        deviceId: input.deviceId,
+      },
+      event: {
+        type: 'time_entry.break_started',
+        data: timeEntryListItem(session, employee, [...breaks, row]),
+      },
+    });
+    return { status: 201, body: entryResult(session, employee, type, punch, false, open.id) };
+  }
+  const ended = breaks.map((b) =>
+    b.end_at === null
+      ? { ...b, end_at: punch.utcIso, end_time: punch.time, end_event: type, closed_by_id: principal.id }
+      : b,
+  );
+  const minutes = ended.reduce(
+    (sum, b) => sum + breakMinutes(Date.parse(b.start_at), Date.parse(b.end_at!)),
+    0,
+  );
+  const updated = { ...session, break_minutes: minutes };
+  if (input.dryRun) return { status: 200, body: entryResult(updated, employee, type, punch, true, open.id) };
+  const closed = await closeOpenBreak(tx, {
+    entryId: open.id,
+    end_at: punch.utcIso,
+    end_time: punch.time,
+    end_event: type,
+    closed_by_id: principal.id,
+    updated_at: at,
+  });
+  if (closed !== 1) throw new ApiError('not_on_break', 'the employee has no break in progress to end');
+  await updateOpenSession(tx, open.id, {
+    breakMinutes: minutes,
+    notes: updated.notes,
+    note: updated.note,
+    updatedAt: at,
+  });
+  await recordEntryChange(tx, principal, at, {
+    action: 'time_entry.break_end',
+    entryId: open.id,
+    details: { employeeId: employee.id, occurredAt: punch.utcIso, deviceId: input.deviceId },
+    event: { type: 'time_entry.break_ended', data: timeEntryListItem(updated, employee, ended) },
+  });
+  return { status: 201, body: entryResult(updated, employee, type, punch, false, open.id) };
 }
 
 export async function createShift(
@@ -565,8 +832,11 @@ export async function listTimeEntries(
   const hasMore = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1);
+  // Entries of the time clock carry their breaks (one more read, only when the page has such entries).
+  const clocked = items.filter((row) => row.source === ENTRY_SOURCES.timeClock).map((row) => row.id);
+  const breaks = await findBreaksOfEntries(ctx.database.db, clocked);
   return {
-    items: items.map((row) => timeEntryListItem(row, employee)),
+    items: items.map((row) => timeEntryListItem(row, employee, breaks.get(row.id))),
     nextCursor:
       hasMore && last
         ? cursors.encode({
@@ -585,8 +855,7 @@ export async function listTimeEntries(
 
 /**
  * Who is clocked in (additive within v1, GET /time-clock/status): every open session however old,
- * oldest first, for the whole company or one workplace or one employee. Breaks do not exist yet, so
- * no one is on a break.
+ * oldest first, for the whole company or one workplace or one employee, with the break in progress.
  */
 export async function clockStatus(
   ctx: AppContext,
@@ -646,8 +915,8 @@ export async function clockStatus(
       workplaceId: row.workplace_id,
       since: row.start_at,
       sinceTime: row.start_time,
-      onBreak: false,
-      breakSince: null,
+      onBreak: row.break_since !== null,
+      breakSince: row.break_since,
     })),
     nextCursor:
       hasMore && last

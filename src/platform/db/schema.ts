@@ -121,6 +121,23 @@ export interface TimeEntriesTable {
   approved_at: string | null;
 }
 
+export interface TimeEntryBreaksTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  time_entry_id: string;
+  start_at: string;
+  end_at: string | null;
+  start_time: string;
+  end_time: string | null;
+  start_event: string;
+  end_event: string | null;
+  created_by_id: string | null;
+  closed_by_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ConfirmedDaysTable {
   employee_id: string;
   work_date: string;
@@ -188,6 +205,7 @@ export interface Schema {
   app_secrets: AppSecretsTable;
   event_sequences: EventSequencesTable;
   events: EventsTable;
+  time_entry_breaks: TimeEntryBreaksTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;
@@ -197,4 +215,5 @@ export type ApiKeyRow = Selectable<ApiKeysTable>;
 export type TimeEntryRow = Selectable<TimeEntriesTable>;
 export type NewTimeEntry = Insertable<TimeEntriesTable>;
 export type TimeEntryUpdate = Updateable<TimeEntriesTable>;
+export type TimeEntryBreakRow = Selectable<TimeEntryBreaksTable>;
 export type IdempotencyRecordRow = Selectable<IdempotencyRecordsTable>;

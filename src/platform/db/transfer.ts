@@ -44,6 +44,7 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'app_secrets', key: ['name'] },
   { name: 'event_sequences', key: ['company_id'] },
   { name: 'events', key: ['company_id', 'seq'] },
+  { name: 'time_entry_breaks', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}
