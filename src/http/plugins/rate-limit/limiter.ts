@@ -179,20 +179,38 @@ export function connectRedis(url: string): Redis {
  * count falls back to this instance (Redis away) and when it is shared again.
  */
 export function createLimiters(
-  options: { resourcePerMinute: number; tokenPerMinute: number; redisUrl: string | null },
+  options: {
+    resourcePerMinute: number;
+    tokenPerMinute: number;
+    redisUrl: string | null;
+    /** Console sign-in attempts per account and per address, in a window of 15 minutes. */
+    signInPerAccount?: number;
+    signInPerAddress?: number;
+  },
   report: (shared: boolean, error?: unknown) => void,
 ) {
   const windowMs = 60_000;
+  const signInWindowMs = 15 * 60_000;
   const local = {
     resource: new LocalLimiter('resource', { limit: options.resourcePerMinute, windowMs }),
     token: new LocalLimiter('token', { limit: options.tokenPerMinute, windowMs }),
     unknownClient: new LocalLimiter('unknown-client', { limit: options.tokenPerMinute, windowMs }),
+    signInAccount: new LocalLimiter('sign-in-account', {
+      limit: options.signInPerAccount ?? 10,
+      windowMs: signInWindowMs,
+    }),
+    signInAddress: new LocalLimiter('sign-in-address', {
+      limit: options.signInPerAddress ?? 50,
+      windowMs: signInWindowMs,
+    }),
   };
   if (options.redisUrl === null)
     return {
       resourceLimiter: local.resource as RateLimiter,
       tokenLimiter: local.token as RateLimiter,
       unknownClientLimiter: local.unknownClient as RateLimiter,
+      signInAccountLimiter: local.signInAccount as RateLimiter,
+      signInAddressLimiter: local.signInAddress as RateLimiter,
       close: async () => {},
     };
   const redis = connectRedis(options.redisUrl);
@@ -207,6 +225,8 @@ export function createLimiters(
     resourceLimiter: new SharedLimiter(redis, local.resource, onStateChange) as RateLimiter,
     tokenLimiter: new SharedLimiter(redis, local.token, onStateChange) as RateLimiter,
     unknownClientLimiter: new SharedLimiter(redis, local.unknownClient, onStateChange) as RateLimiter,
+    signInAccountLimiter: new SharedLimiter(redis, local.signInAccount, onStateChange) as RateLimiter,
+    signInAddressLimiter: new SharedLimiter(redis, local.signInAddress, onStateChange) as RateLimiter,
     close: async () => {
       redis.disconnect();
     },
