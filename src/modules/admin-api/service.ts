@@ -1,11 +1,12 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
-import { createApiKey, keyListItem, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
+import { createApiKey, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
 import { requireCompany, updateCompany } from '../admin/companies.js';
 import { confirmDay, decideEntry } from '../admin/days-and-entries.js';
 import type { ConsolePerson } from '../console/service.js';
 import { type Actor, type AppContext, inTransaction } from '../context.js';
+import type { ApiKeyRow } from '../../platform/db/schema.js';
 import { timeEntryListItem } from '../views.js';
 import {
   findConfirmedDay,
@@ -26,6 +27,23 @@ import {
 
 function actorOf(person: ConsolePerson): Actor {
   return { type: 'user', id: person.id };
+}
+
+/** An API key as the console shows it: everything but its secret (only a hash of which is stored). */
+function keyListItem(row: ApiKeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    clientId: row.client_id,
+    scopes: JSON.parse(row.scopes) as string[],
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    lastUsedAt: row.last_used_at,
+    revokedAt: row.revoked_at,
+    allowedIps: JSON.parse(row.allowed_ips) as string[],
+    previousSecretValidUntil: row.previous_secret_valid_until,
+  };
 }
 
 function notFound(what: string): ApiError {

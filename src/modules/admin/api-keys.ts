@@ -21,7 +21,7 @@ function parseScopes(value: string): ScopeId[] {
   return scopes;
 }
 
-export function keyListItem(row: ApiKeyRow) {
+function keyListItem(row: ApiKeyRow) {
   return {
     id: row.id,
     clientId: row.client_id,
@@ -32,8 +32,6 @@ export function keyListItem(row: ApiKeyRow) {
     expiresAt: row.expires_at,
     revokedAt: row.revoked_at,
     lastUsedAt: row.last_used_at,
-    allowedIps: JSON.parse(row.allowed_ips) as string[],
-    previousSecretValidUntil: row.previous_secret_valid_until,
   };
 }
 
