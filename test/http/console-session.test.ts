@@ -114,6 +114,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
     }
     clock += 20 * MINUTE;
     await expectProblem(await busy.request('/session'), 401, 'session_required');
+
+    // A session nobody presents again is cleared out by the next sign-in of anyone.
+    const forgotten = await person();
+    await client.fresh().signedIn(forgotten);
+    clock += 31 * MINUTE;
+    await client.fresh().signedIn(someone);
+    const rows = await server.database.db
+      .selectFrom('console_sessions')
+      .select('user_id')
+      .where('user_id', 'in', [forgotten.id, someone.id])
+      .execute();
+    expect(rows.map((r) => r.user_id)).toEqual([someone.id]);
   });
 
   it("ends a person's sessions at once when they are deactivated", async () => {

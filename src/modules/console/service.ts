@@ -15,6 +15,7 @@ import {
 } from './passwords.js';
 import {
   claimInvitation,
+  deleteExpiredSessions,
   deleteSession,
   deleteSessionsOfUser,
   findPerson,
@@ -148,8 +149,15 @@ export async function signIn(
   if (match === null) throw new ApiError('invalid_credentials');
   const userId = match;
   return ctx.database.transaction(async (tx) => {
+    const now = ctx.now();
     if (previousSessionId) await deleteSession(tx, tokenHash(previousSessionId));
-    return startSession(tx, ctx.now(), userId, settings);
+    // Sessions nobody presents again would stay: every sign-in clears out the ended ones.
+    await deleteExpiredSessions(
+      tx,
+      new Date(now).toISOString(),
+      new Date(now - settings.idleMinutes * 60_000).toISOString(),
+    );
+    return startSession(tx, now, userId, settings);
   });
 }
 
