@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer } from '../../src/app/server.js';
+import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { deactivateUser } from '../../src/modules/admin/users.js';
 import { inviteUser } from '../../src/modules/console/service.js';
@@ -297,5 +299,57 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
         'invitation_invalid',
       );
     }
+  });
+});
+
+/*
+ * Two instances on one PostgreSQL database and one Redis: a session made on one is honoured and ended
+ * on the other (sessions are rows, not process memory), and sign-in attempts are counted across both.
+ */
+const postgres = testDialects().find((d) => d.name === 'postgres');
+
+describe.runIf(postgres !== undefined)('console sessions across two instances', () => {
+  let first: TestServer;
+  let second: Awaited<ReturnType<typeof startServer>>;
+
+  beforeAll(async () => {
+    const env = {
+      REDIS_URL: 'redis://127.0.0.1:6379',
+      CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '3',
+    };
+    first = await startTestServer(postgres!, { env });
+    second = await startServer(
+      loadConfig({
+        DATABASE_URL: first.testDatabase.url,
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+        ...env,
+      }),
+      { logger: false },
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await second?.close();
+    await first?.stop();
+  });
+
+  it('a session of one instance works and ends on the other; sign-in attempts count on both', async () => {
+    const fixture = await createCompanyFixture(first.ctx);
+    const email = `fleet-${crypto.randomUUID()}@acme.example`;
+    const someone = await createPerson(first.ctx, fixture.companyId, { email });
+    const one = await (await AdminClient.create(first)).signedIn(someone);
+    const two = await AdminClient.create({ ...first, listenUrl: second.listenUrl });
+    two.cookie = one.cookie;
+    two.csrfToken = one.csrfToken;
+    expect((await two.request('/session')).status).toBe(200);
+    expect((await two.request('/session', { method: 'DELETE' })).status).toBe(204);
+    await expectProblem(await one.request('/session'), 401, 'session_required');
+
+    // 3 attempts per account in 15 minutes, whichever instance is asked (one was spent above).
+    await expectProblem(await two.signIn(email, 'wrong password!!'), 401, 'invalid_credentials');
+    await expectProblem(await one.signIn(email, 'wrong password!!'), 401, 'invalid_credentials');
+    await expectProblem(await two.signIn(email, someone.password), 429, 'rate_limited');
+    await expectProblem(await one.signIn(email, someone.password), 429, 'rate_limited');
   });
 });
