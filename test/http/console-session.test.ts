@@ -227,6 +227,32 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
     expect((await client.fresh().signIn(someone.email, someone.password)).status).toBe(200);
   });
 
+  it('marks the cookie Secure and expects the public origin when PUBLIC_BASE_URL is https', async () => {
+    const behindTls = await startTestServer(dialect, {
+      env: { PUBLIC_BASE_URL: 'https://punchclock.example' },
+    });
+    try {
+      const f = await createCompanyFixture(behindTls.ctx);
+      const someone = await createPerson(behindTls.ctx, f.companyId, { email: 'tls@acme.example' });
+      const browser = await AdminClient.create(behindTls);
+      // The server's own address is not the console's origin any more.
+      await expectProblem(await browser.signIn(someone.email, someone.password), 403, 'csrf_failed');
+      const origin = 'https://punchclock.example';
+      const response = await browser.request('/session', {
+        method: 'POST',
+        json: { email: someone.email, password: someone.password },
+        origin,
+      });
+      expect(response.status).toBe(200);
+      expect(browser.lastSetCookie).toMatch(/; Secure/);
+      const signedOut = await browser.request('/session', { method: 'DELETE', origin });
+      expect(signedOut.status).toBe(204);
+      expect(signedOut.headers.get('set-cookie')).toMatch(/; Secure/);
+    } finally {
+      await behindTls.stop();
+    }
+  });
+
   it('does not take a public API bearer token as a console session', async () => {
     const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
     const browser = client.fresh();
