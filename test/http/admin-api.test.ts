@@ -191,6 +191,32 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
       });
       const problem = await expectProblem(refused, 422, 'validation_failed');
       expect(problem.detail).toMatch(/attendance\.read/);
+      // Bad input names its field, so the console can show it by the input; nothing is created.
+      const before = (await json<{ items: Json[] }>(await browser.request('/api-keys'), 200)).items.length;
+      for (const [field, body] of [
+        ['name', { name: '   ', scopes: ['attendance.record'] }],
+        ['scopes', { name: 'x', scopes: ['attendance.write'] }],
+        ['expiresAt', { name: 'x', scopes: ['attendance.record'], expiresAt: 'next week' }],
+        ['allowedIps', { name: 'x', scopes: ['attendance.record'], allowedIps: ['10.0.0.300'] }],
+      ] as const) {
+        const bad = await expectProblem(
+          await browser.request('/api-keys', { method: 'POST', json: body }),
+          422,
+          'validation_failed',
+        );
+        expect(
+          bad.errors!.map((e) => e.field),
+          field,
+        ).toEqual([field]);
+      }
+      const past = await browser.request('/api-keys', {
+        method: 'POST',
+        json: { name: 'x', scopes: ['attendance.record'], expiresAt: '2020-01-01' },
+      });
+      expect((await expectProblem(past, 422, 'validation_failed')).detail).toMatch(/future/);
+      expect((await json<{ items: Json[] }>(await browser.request('/api-keys'), 200)).items).toHaveLength(
+        before,
+      );
       await json(
         await browser.request('/api-keys', {
           method: 'POST',
@@ -438,11 +464,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         'forbidden',
       );
       const owner = await signedIn(a.companyId, '93');
-      await expectProblem(
+      const zone = await expectProblem(
         await owner.request('/company', { method: 'PATCH', json: { timeZone: 'Mars/Olympus' } }),
         422,
         'validation_failed',
       );
+      expect(zone.errors!.map((e) => e.field)).toEqual(['timeZone']);
       const changed = await json(
         await owner.request('/company', {
           method: 'PATCH',

@@ -3,6 +3,9 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
 import { requireCompany, updateCompany } from '../admin/companies.js';
+import { invalid, parseDateOrDateTime, requireText, requireTimeZone } from '../admin/validation.js';
+import { parseCidrList } from '../auth/ip-allowlist.js';
+import { isScopeId } from '../auth/scopes.js';
 import { confirmDay, decideEntry } from '../admin/days-and-entries.js';
 import type { ConsolePerson } from '../console/service.js';
 import { type Actor, type AppContext, inTransaction } from '../context.js';
@@ -65,12 +68,37 @@ export async function listKeys(ctx: AppContext, person: ConsolePerson) {
   return { items: rows.map(keyListItem) };
 }
 
+/**
+ * Runs one of the admin services' own parsers on one field: its refusal becomes a 422 naming the
+ * field, so the console can show it next to the input. The service checks the same again.
+ */
+function checkField(field: string, parse: () => unknown): void {
+  try {
+    parse();
+  } catch (error) {
+    if (error instanceof ApiError && error.errorName === 'validation_failed' && error.fieldErrors === null)
+      throw validationError([{ field, message: error.detail ?? error.message, code: 'invalid' }]);
+    throw error;
+  }
+}
+
 /** Creates a key for the person's company, with the spec's scope rule (checked by createApiKey). */
 export function createKey(
   ctx: AppContext,
   person: ConsolePerson,
   body: { name: string; scopes: string[]; expiresAt?: string | null; allowedIps?: string[] },
 ) {
+  checkField('name', () => requireText(body.name, 'name'));
+  checkField('scopes', () => {
+    const unknown = body.scopes.filter((scope) => !isScopeId(scope));
+    if (unknown.length > 0) throw invalid(`unknown scope(s): ${unknown.join(', ')}`);
+  });
+  if (body.expiresAt) checkField('expiresAt', () => parseDateOrDateTime(body.expiresAt!, 'expiresAt'));
+  if (body.allowedIps)
+    checkField('allowedIps', () => {
+      const parsed = parseCidrList(body.allowedIps!);
+      if (!parsed.ok) throw invalid(`not an IP address or CIDR range: ${parsed.invalid}`);
+    });
   return inTransaction(ctx, async (tx, now) => {
     const created = await createApiKey(
       tx,
@@ -269,6 +297,7 @@ export function changeCompany(
   person: ConsolePerson,
   body: { timeZone?: string | null; timeTracking?: boolean; apiAccess?: boolean },
 ) {
+  if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
   return inTransaction(ctx, async (tx, now) =>
     companyOf(
       await updateCompany(
