@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { createCursorCodec } from '../domain/cursor.js';
+import { consoleAssetsPlugin } from '../http/plugins/console-assets.js';
 import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
@@ -143,5 +144,6 @@ export async function buildApp(deps: AppDependencies) {
   await app.register(healthRoutes);
   await app.register(publicApiV1, { prefix: API_PREFIX });
   await app.register(adminApiV1, { prefix: ADMIN_PREFIX });
+  await app.register(consoleAssetsPlugin);
   return app;
 }
