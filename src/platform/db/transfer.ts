@@ -44,6 +44,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'app_secrets', key: ['name'] },
   { name: 'event_sequences', key: ['company_id'] },
   { name: 'events', key: ['company_id', 'seq'] },
+  { name: 'console_sessions', key: ['id_hash'] },
+  { name: 'console_invitations', key: ['token_hash'] },
 ];
 
 export class TransferRefused extends Error {}
