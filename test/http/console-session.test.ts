@@ -253,6 +253,26 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
     }
   });
 
+  it('rate-limits sign-in per address across accounts, known or not', async () => {
+    const limited = await startTestServer(dialect, {
+      env: { CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '3', CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '100' },
+    });
+    try {
+      const f = await createCompanyFixture(limited.ctx);
+      const someone = await createPerson(limited.ctx, f.companyId, { email: 'addr@acme.example' });
+      const browser = await AdminClient.create(limited);
+      for (const email of ['a@nowhere.example', 'b@nowhere.example', 'c@nowhere.example'])
+        await expectProblem(await browser.signIn(email, 'whatever password'), 401, 'invalid_credentials');
+      // The fourth attempt from this address, for an account never tried, is refused before any check.
+      const refused = await browser.signIn(someone.email, someone.password);
+      await expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(refused.headers.get('set-cookie')).toBeNull();
+    } finally {
+      await limited.stop();
+    }
+  });
+
   it('does not take a public API bearer token as a console session', async () => {
     const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
     const browser = client.fresh();
