@@ -118,12 +118,12 @@ async function expectAccessible(page: Page, what: string) {
 }
 
 /** A screenshot at each width (and axe-core at each, since the narrow layout is different), back to 1280. */
-async function capture(page: Page, name: string, options: { axe?: boolean } = {}) {
+async function capture(page: Page, name: string, options: { axe?: boolean; fullPage?: boolean } = {}) {
   for (const width of WIDTHS) {
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
     if (options.axe !== false) await expectAccessible(page, `${name} at ${width} px`);
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: true });
+    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: options.fullPage ?? true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
 }
@@ -414,7 +414,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await keyboardActivate(page, page.getByRole('button', { name: 'Rotate key Payroll export' }));
         const rotateDialog = page.getByRole('dialog', { name: 'Rotate key “Payroll export”' });
         await rotateDialog.waitFor();
-        await capture(page, 'api-keys-rotate-dialog');
+        // A modal's backdrop covers the viewport: the screenshot shows what a person sees.
+        await capture(page, 'api-keys-rotate-dialog', { fullPage: false });
         await tabTo(page, rotateDialog.getByLabel('Keep the old secret working for'));
         await page.keyboard.press('ArrowDown'); // 24 hours → 7 days
         await expect(rotateDialog.getByLabel('Keep the old secret working for').inputValue()).resolves.toBe(
@@ -436,7 +437,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await keyboardActivate(page, page.getByRole('button', { name: 'Revoke key Payroll export' }));
         const revokeDialog = page.getByRole('dialog', { name: 'Revoke key “Payroll export”?' });
         await revokeDialog.waitFor();
-        await capture(page, 'api-keys-revoke-dialog');
+        // A modal's backdrop covers the viewport: the screenshot shows what a person sees.
+        await capture(page, 'api-keys-revoke-dialog', { fullPage: false });
         await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke key');
         await page.keyboard.press('Enter');
         await revokeDialog.waitFor({ state: 'hidden' });
@@ -484,9 +486,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           page,
           rows.filter({ hasText: '08:00' }).getByRole('button', { name: /^Approve entry/ }),
         );
-        await expect(page.getByRole('status').filter({ hasText: '1 entry approved.' }).count()).resolves.toBe(
-          1,
-        );
+        await page.getByRole('status').filter({ hasText: '1 entry approved.' }).first().waitFor();
         // Pending first: the approved entry moved to the end.
         await expect(rows.last().innerText()).resolves.toContain('08:00');
         await expect(rows.last().innerText()).resolves.toContain('Approved');
@@ -501,9 +501,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           page,
           rows.filter({ hasText: '17:00' }).getByRole('button', { name: /^Reject entry/ }),
         );
-        await expect(page.getByRole('status').filter({ hasText: '1 entry rejected.' }).count()).resolves.toBe(
-          1,
-        );
+        await page.getByRole('status').filter({ hasText: '1 entry rejected.' }).first().waitFor();
 
         // The public API agrees.
         const token = await fetchToken(server, acme.key.clientId, acme.key.secret);
@@ -527,7 +525,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await keyboardActivate(page, days.getByRole('button', { name: `Confirm day ${mondayLabel}` }));
         const dialog = page.getByRole('dialog', { name: `Confirm ${mondayLabel}?` });
         await dialog.waitFor();
-        await capture(page, 'time-entries-confirm-day-dialog');
+        // A modal's backdrop covers the viewport: the screenshot shows what a person sees.
+        await capture(page, 'time-entries-confirm-day-dialog', { fullPage: false });
         await page.keyboard.press('Enter');
         await dialog.waitFor({ state: 'hidden' });
         await expect(days.locator('tbody tr').first().innerText()).resolves.toContain('Confirmed');
@@ -552,7 +551,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const zone = page.getByLabel('Time zone');
         await expect(zone.inputValue()).resolves.toBe(ZONE);
         await capture(page, 'company');
-        const apiAccess = page.getByLabel('API access is on');
+        const apiAccess = page.getByLabel('API access', { exact: true });
         await expect(apiAccess.isChecked()).resolves.toBe(true);
         await keyboardActivate(page, apiAccess, 'Space');
         await keyboardActivate(page, page.getByRole('button', { name: 'Save settings' }));

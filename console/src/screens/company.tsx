@@ -124,10 +124,10 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
                 checked={draft.timeTracking}
                 onChange={(e) => setDraft({ ...draft, timeTracking: e.currentTarget.checked })}
               />
-              <label for="setting-time-tracking">Time tracking is on</label>
+              <label for="setting-time-tracking">Time tracking</label>
               <p class="hint" id="setting-time-tracking-hint">
-                When off, no clock events or shifts are accepted for this company. Now:{' '}
-                <strong>{draft.timeTracking ? 'on' : 'off'}</strong>.
+                Ticked: time is recorded and read through the API. Not ticked: those operations are refused
+                for the whole company. Saved now: <strong>{company?.timeTracking ? 'on' : 'off'}</strong>.
               </p>
             </div>
             <div class="check">
@@ -139,10 +139,10 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
                 checked={draft.apiAccess}
                 onChange={(e) => setDraft({ ...draft, apiAccess: e.currentTarget.checked })}
               />
-              <label for="setting-api-access">API access is on</label>
+              <label for="setting-api-access">API access</label>
               <p class="hint" id="setting-api-access-hint">
-                When off, no API key of this company gets a token. Now:{' '}
-                <strong>{draft.apiAccess ? 'on' : 'off'}</strong>.
+                Ticked: the company's API keys get tokens. Not ticked: no key of the company gets one. Saved
+                now: <strong>{company?.apiAccess ? 'on' : 'off'}</strong>.
               </p>
             </div>
             {canEdit ? (
