@@ -21,12 +21,15 @@ import {
   sessionErrors,
   SignInBodySchema,
 } from '../../http/schemas/admin.js';
+import { dummyPasswordHash } from '../console/passwords.js';
 import { acceptInvitation, resolveSession, signIn, signOut } from '../console/service.js';
 
 /** Sign-in, the current session, sign-out, and accepting an invitation (docs/admin-api-contract.md). */
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   const settings = sessionSettings(services);
+  // Made now, not at the first unknown email: that sign-in would otherwise take two scrypts, not one.
+  await dummyPasswordHash();
 
   /** Charges one sign-in attempt to `key`; 429 rate_limited with Retry-After when over the limit. */
   const charge = async (limiter: RateLimiter, key: string, reply: FastifyReply) => {
