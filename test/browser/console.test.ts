@@ -488,7 +488,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         );
         await page.getByRole('status').filter({ hasText: '1 entry approved.' }).first().waitFor();
         // Pending first: the approved entry moved to the end.
-        await expect(rows.last().innerText()).resolves.toContain('08:00');
+        await expect.poll(() => rows.last().innerText()).toContain('08:00');
         await expect(rows.last().innerText()).resolves.toContain('Approved');
 
         // Many at once: tick the overnight and Wednesday entries with Space, approve them together.

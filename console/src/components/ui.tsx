@@ -98,7 +98,7 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   active: { label: 'Active', icon: '✓', tone: 'ok' },
   revoked: { label: 'Revoked', icon: '✕', tone: 'bad' },
   expired: { label: 'Expired', icon: '✕', tone: 'bad' },
-  confirmed: { label: 'Confirmed', icon: '🔒', tone: 'ok' },
+  confirmed: { label: 'Confirmed', icon: '✓', tone: 'ok' },
   unconfirmed: { label: 'Not confirmed', icon: '○', tone: 'neutral' },
 };
 

@@ -58,7 +58,7 @@ export function SignInPage(props: { notice: string | null; onSignedIn: (person: 
     <AuthLayout title="Sign in">
       <Notice tone="info" message={error ? null : props.notice} />
       <Notice tone="error" message={error} />
-      <form onSubmit={submit} class="stack">
+      <form onSubmit={(event) => void submit(event)} class="stack">
         <Field label="Email address">
           {({ id, describedBy }) => (
             <input
@@ -139,7 +139,7 @@ export function InvitePage(props: { token: string; onSignedIn: (person: Person) 
     <AuthLayout title="Choose your password">
       <p>Welcome to Punchclock. Choose the password you will sign in with.</p>
       <Notice tone="error" message={error} />
-      <form onSubmit={submit} class="stack" noValidate>
+      <form onSubmit={(event) => void submit(event)} class="stack" noValidate>
         <Field
           id="invite-password"
           label="New password"

@@ -307,7 +307,7 @@ function ApiKeysScreen({ person }: ScreenProps) {
 /** The secret, once: shown with a copy button until the person says they are done. */
 function SecretPanel(props: { apiKey: KeyWithSecret; onDone: () => void }) {
   const ref = useRef<HTMLElement>(null);
-  const inputRef = useRef<HTMLInputElement>(null);
+  const inputRef = useRef<HTMLTextAreaElement>(null);
   const [copied, setCopied] = useState<string | null>(null);
   useEffect(() => ref.current?.focus(), [props.apiKey.clientSecret]);
 
@@ -339,11 +339,12 @@ function SecretPanel(props: { apiKey: KeyWithSecret; onDone: () => void }) {
       <Field label="Client secret">
         {({ id }) => (
           <div class="copy-row">
-            <input
+            <textarea
               ref={inputRef}
               id={id}
               class="secret-value"
               readOnly
+              rows={2}
               value={props.apiKey.clientSecret}
               spellcheck={false}
               autocomplete="off"
@@ -420,7 +421,7 @@ function CreateKeyForm(props: { person: Person; onCreated: (key: KeyWithSecret) 
     <section aria-labelledby="create-key-heading" class="card">
       <h2 id="create-key-heading">Create a key</h2>
       <Notice tone="error" message={error} />
-      <form onSubmit={submit} class="stack" noValidate>
+      <form onSubmit={(event) => void submit(event)} class="stack" noValidate>
         <Field label="Name" hint="Who or what uses the key, e.g. “Payroll export”." error={fieldErrors.name}>
           {({ id, describedBy, invalid }) => (
             <input

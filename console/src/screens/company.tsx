@@ -86,7 +86,7 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
           )}
           <Notice tone="success" message={status} />
           <Notice tone="error" message={error} />
-          <form onSubmit={save} class="stack">
+          <form onSubmit={(event) => void save(event)} class="stack">
             <dl class="pairs">
               <dt>Name</dt>
               <dd>{draft.name}</dd>

@@ -136,6 +136,9 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
       const done = results.filter((r) => r.status === 200).length;
       const failed = results.filter((r) => r.status !== 200);
       const verb = decision === 'approved' ? 'approved' : 'rejected';
+      setSelected([]);
+      // The list first, then the message: what the message says is already on the screen.
+      await load();
       setStatus(done > 0 ? `${done} ${done === 1 ? 'entry' : 'entries'} ${verb}.` : null);
       if (failed.length > 0)
         setActionError(
@@ -143,8 +146,6 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
             .map((f) => f.problem?.detail ?? f.problem?.title ?? `status ${f.status}`)
             .join('; ')}`,
         );
-      setSelected([]);
-      await load();
     } catch (error) {
       setActionError(messageOf(error));
     } finally {
@@ -158,8 +159,8 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
     setActionError(null);
     try {
       await api('POST', '/confirmed-days', { employeeId, date: day });
-      setStatus(`${formatDay(day)} is confirmed: it is locked for new punches and shifts.`);
       await load();
+      setStatus(`${formatDay(day)} is confirmed: it is locked for new punches and shifts.`);
     } catch (error) {
       setActionError(messageOf(error));
     } finally {
@@ -207,7 +208,9 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
                     onChange={(e) => go({ employee: e.currentTarget.value })}
                   >
                     <option value="">Choose an employee…</option>
-                    {employeeId && !chosen ? <option value={employeeId}>Employee {employeeId}</option> : null}
+                    {employeeId && !chosen ? (
+                      <option value={employeeId}>Unknown employee {employeeId}</option>
+                    ) : null}
                     {(employees ?? []).map((e) => (
                       <option key={e.id} value={e.id}>
                         {employeeName(e)}
