@@ -123,6 +123,11 @@ async function capture(page: Page, name: string, options: { axe?: boolean; fullP
     await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
     if (options.axe !== false) await expectAccessible(page, `${name} at ${width} px`);
+    // Works at this width: nothing makes the page scroll sideways.
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow, `${name} at ${width} px is wider than the screen by ${overflow} px`).toBeLessThanOrEqual(
+      0,
+    );
     await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: options.fullPage ?? true });
   }
   await page.setViewportSize({ width: 1280, height: 900 });
@@ -614,6 +619,53 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       expect(((await betaList.json()) as { items: Json[] }).items).toMatchObject([
         { id: betaEntry, status: 'pending_approval' },
       ]);
+    });
+
+    it("shows the server's refusal of a key next to the field it concerns", async () => {
+      await page.goto(`${server.listenUrl}/console/#/api-keys`);
+      await page.getByRole('heading', { level: 1, name: 'API keys' }).waitFor();
+      await page.getByLabel('Name', { exact: true }).fill('Bad ranges');
+      await page.locator('#scope-attendance\\.record').check();
+      const ranges = page.getByLabel('Allowed IP ranges (optional)');
+      await ranges.fill('10.0.0.0/8\nnot-an-address');
+      await page.getByRole('button', { name: 'Create key' }).press('Enter');
+      await expect.poll(() => ranges.getAttribute('aria-invalid')).toBe('true');
+      const described = (await ranges.getAttribute('aria-describedby'))!.split(' ');
+      const error = page.locator(`[id="${described.at(-1)}"]`);
+      await expect(error.innerText()).resolves.toMatch(/not-an-address/);
+      await capture(page, 'api-keys-field-error');
+      const keys = await fetchInPage(page, 'GET', '/api-keys');
+      expect(JSON.stringify(keys.body)).not.toContain('Bad ranges');
+    });
+
+    it('serves the console from its own files, with a strict Content-Security-Policy', async () => {
+      const index = await fetch(`${server.listenUrl}/console/`);
+      expect(index.status).toBe(200);
+      expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      const csp = index.headers.get('content-security-policy')!;
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toMatch(/script-src 'self' 'sha256-[A-Za-z0-9+/]+=*'/);
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(index.headers.get('x-frame-options')).toBe('DENY');
+      const redirect = await fetch(`${server.listenUrl}/console`, { redirect: 'manual' });
+      expect([redirect.status, redirect.headers.get('location')]).toEqual([301, '/console/']);
+      const module = await fetch(`${server.listenUrl}/console/vendor/preact/preact.mjs`);
+      expect([module.status, module.headers.get('content-type')]).toEqual([
+        200,
+        'text/javascript; charset=utf-8',
+      ]);
+      const etag = module.headers.get('etag')!;
+      const again = await fetch(`${server.listenUrl}/console/vendor/preact/preact.mjs`, {
+        headers: { 'if-none-match': etag },
+      });
+      expect(again.status).toBe(304);
+      for (const path of [
+        '/console/app/nope.js',
+        '/console/../package.json',
+        '/console/app/../../package.json',
+        '/console/%2e%2e/package.json',
+      ])
+        expect((await fetch(`${server.listenUrl}${path}`)).status, path).toBe(404);
     });
 
     it('refuses a state-changing request without the session CSRF token (and with a wrong one)', async () => {

@@ -151,110 +151,109 @@ function ApiKeysScreen({ person }: ScreenProps) {
         {keys === null && !loadError ? <Loading what="keys" /> : null}
         {keys !== null && keys.length === 0 ? <p>This company has no API keys yet.</p> : null}
         {keys !== null && keys.length > 0 ? (
-          <table class="data-table">
-            <caption class="visually-hidden">API keys of {person.company.name}</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Client id</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Status</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">Allowed IP ranges</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((key) => {
-                const state = keyStatus(key, now);
-                return (
-                  <tr key={key.id}>
-                    <th scope="row" data-label="Name">
-                      {key.name}
-                    </th>
-                    <td data-label="Client id">
-                      <code class="client-id">{key.clientId}</code>
-                    </td>
-                    <td data-label="Scopes">
-                      <ul class="plain-list">
-                        {key.scopes.map((s) => (
-                          <li key={s}>
-                            <code>{s}</code>
-                          </li>
-                        ))}
-                      </ul>
-                    </td>
-                    <td data-label="Status">
-                      <StatusBadge status={state} />
-                      {state === 'revoked' ? (
-                        <span class="sub">since {formatInstant(key.revokedAt, zone)}</span>
-                      ) : null}
-                      {state === 'active' &&
-                      key.previousSecretValidUntil &&
-                      Date.parse(key.previousSecretValidUntil) > now ? (
-                        <span class="sub">
-                          old secret valid until {formatInstant(key.previousSecretValidUntil, zone)}
-                        </span>
-                      ) : null}
-                    </td>
-                    <td data-label="Last used">
-                      {key.lastUsedAt ? formatInstant(key.lastUsedAt, zone) : 'Never'}
-                    </td>
-                    <td data-label="Expires">
-                      {key.expiresAt ? formatInstant(key.expiresAt, zone) : 'Never'}
-                    </td>
-                    <td data-label="Allowed IP ranges">
-                      {key.allowedIps.length === 0 ? (
-                        'Any address'
-                      ) : (
+          <div class="table-wrap">
+            <table class="data-table">
+              <caption class="visually-hidden">API keys of {person.company.name}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Key and client id</th>
+                  <th scope="col">Scopes</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Last used</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Allowed IPs</th>
+                  <th scope="col">
+                    <span class="visually-hidden">Actions</span>
+                  </th>
+                </tr>
+              </thead>
+              <tbody>
+                {keys.map((key) => {
+                  const state = keyStatus(key, now);
+                  return (
+                    <tr key={key.id}>
+                      <th scope="row" data-label="Key">
+                        {key.name}
+                        <code class="client-id sub">{key.clientId}</code>
+                      </th>
+                      <td data-label="Scopes">
                         <ul class="plain-list">
-                          {key.allowedIps.map((ip) => (
-                            <li key={ip}>
-                              <code>{ip}</code>
+                          {key.scopes.map((s) => (
+                            <li key={s}>
+                              <code>{s}</code>
                             </li>
                           ))}
                         </ul>
-                      )}
-                    </td>
-                    <td data-label="Actions" class="row-actions">
-                      {state === 'active' ? (
-                        <>
-                          <button
-                            type="button"
-                            aria-label={`Rotate key ${key.name}`}
-                            onClick={(event) => {
-                              opener.current = event.currentTarget;
-                              setActionError(null);
-                              setRotating(key);
-                            }}
-                          >
-                            Rotate
-                          </button>
-                          <button
-                            type="button"
-                            class="danger-outline"
-                            aria-label={`Revoke key ${key.name}`}
-                            onClick={(event) => {
-                              opener.current = event.currentTarget;
-                              setActionError(null);
-                              setRevoking(key);
-                            }}
-                          >
-                            Revoke
-                          </button>
-                        </>
-                      ) : (
-                        <span class="sub">No actions</span>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
+                      </td>
+                      <td data-label="Status">
+                        <StatusBadge status={state} />
+                        {state === 'revoked' ? (
+                          <span class="sub">since {formatInstant(key.revokedAt, zone)}</span>
+                        ) : null}
+                        {state === 'active' &&
+                        key.previousSecretValidUntil &&
+                        Date.parse(key.previousSecretValidUntil) > now ? (
+                          <span class="sub">
+                            old secret valid until {formatInstant(key.previousSecretValidUntil, zone)}
+                          </span>
+                        ) : null}
+                      </td>
+                      <td data-label="Last used">
+                        {key.lastUsedAt ? formatInstant(key.lastUsedAt, zone) : 'Never'}
+                      </td>
+                      <td data-label="Expires">
+                        {key.expiresAt ? formatInstant(key.expiresAt, zone) : 'Never'}
+                      </td>
+                      <td data-label="Allowed IP ranges">
+                        {key.allowedIps.length === 0 ? (
+                          'Any address'
+                        ) : (
+                          <ul class="plain-list">
+                            {key.allowedIps.map((ip) => (
+                              <li key={ip}>
+                                <code>{ip}</code>
+                              </li>
+                            ))}
+                          </ul>
+                        )}
+                      </td>
+                      <td data-label="Actions" class="row-actions">
+                        {state === 'active' ? (
+                          <>
+                            <button
+                              type="button"
+                              aria-label={`Rotate key ${key.name}`}
+                              onClick={(event) => {
+                                opener.current = event.currentTarget;
+                                setActionError(null);
+                                setRotating(key);
+                              }}
+                            >
+                              Rotate
+                            </button>
+                            <button
+                              type="button"
+                              class="danger-outline"
+                              aria-label={`Revoke key ${key.name}`}
+                              onClick={(event) => {
+                                opener.current = event.currentTarget;
+                                setActionError(null);
+                                setRevoking(key);
+                              }}
+                            >
+                              Revoke
+                            </button>
+                          </>
+                        ) : (
+                          <span class="sub">No actions</span>
+                        )}
+                      </td>
+                    </tr>
+                  );
+                })}
+              </tbody>
+            </table>
+          </div>
         ) : null}
       </section>
       <CreateKeyForm
@@ -403,15 +402,18 @@ function CreateKeyForm(props: { person: Person; onCreated: (key: KeyWithSecret) 
       setIps('');
       await props.onCreated(created);
     } catch (caught) {
-      if (caught instanceof ApiProblem && caught.fieldErrors.length > 0) {
-        const next: Record<string, string> = {};
+      const next: Record<string, string> = {};
+      if (caught instanceof ApiProblem)
         for (const field of ['name', 'scopes', 'expiresAt', 'allowedIps']) {
           const message = caught.fieldError(field);
           if (message) next[field] = message;
         }
-        setFieldErrors(next);
-      }
-      setError(messageOf(caught));
+      setFieldErrors(next);
+      setError(
+        Object.keys(next).length > 0
+          ? 'The key was not created: see the fields marked below.'
+          : messageOf(caught),
+      );
     } finally {
       setBusy(false);
     }

@@ -307,29 +307,123 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
             {entries.length === 0 ? (
               <p>No entries in this week.</p>
             ) : (
+              <div class="table-wrap">
+                <table class="data-table">
+                  <caption class="visually-hidden">Time entries, pending first</caption>
+                  <thead>
+                    <tr>
+                      {canDecide ? (
+                        <th scope="col" class="select-col">
+                          <input
+                            type="checkbox"
+                            aria-label="Select all pending entries"
+                            checked={allSelected}
+                            disabled={pending.length === 0}
+                            onChange={(e) =>
+                              setSelected(e.currentTarget.checked ? pending.map((p) => p.id) : [])
+                            }
+                          />
+                        </th>
+                      ) : null}
+                      <th scope="col">Day</th>
+                      <th scope="col">Time</th>
+                      <th scope="col">Break</th>
+                      <th scope="col">Hours</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">Source</th>
+                      {canDecide ? (
+                        <th scope="col">
+                          <span class="visually-hidden">Actions</span>
+                        </th>
+                      ) : null}
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {entries.map((entry) => {
+                      const isPending = entry.status === 'pending_approval';
+                      const label = `${formatDay(entry.workDate)} ${time(entry.startTime)}`;
+                      return (
+                        <tr key={entry.id} class={isPending ? 'row-pending' : undefined}>
+                          {canDecide ? (
+                            <td class="select-col" data-label="Select">
+                              {isPending ? (
+                                <input
+                                  type="checkbox"
+                                  aria-label={`Select entry ${label}`}
+                                  checked={selected.includes(entry.id)}
+                                  onChange={(e) => {
+                                    const checked = e.currentTarget.checked;
+                                    setSelected((current) =>
+                                      checked
+                                        ? [...current, entry.id]
+                                        : current.filter((id) => id !== entry.id),
+                                    );
+                                  }}
+                                />
+                              ) : null}
+                            </td>
+                          ) : null}
+                          <th scope="row" data-label="Day">
+                            {formatDay(entry.workDate)}
+                          </th>
+                          <td data-label="Time">
+                            {time(entry.startTime)} –{' '}
+                            {entry.endTime ? time(entry.endTime) : 'still clocked in'}
+                            {entry.endsNextDay ? <span class="sub"> (ends next day)</span> : null}
+                          </td>
+                          <td data-label="Break">{entry.breakMinutes ? `${entry.breakMinutes} min` : '—'}</td>
+                          <td data-label="Hours">{formatHours(entry.totalHours)}</td>
+                          <td data-label="Status">
+                            <StatusBadge status={entry.status} />
+                          </td>
+                          <td data-label="Source">{SOURCES[entry.source] ?? entry.source}</td>
+                          {canDecide ? (
+                            <td data-label="Actions" class="row-actions">
+                              {isPending ? (
+                                <>
+                                  <button
+                                    type="button"
+                                    disabled={busy}
+                                    aria-label={`Approve entry ${label}`}
+                                    onClick={() => void decide([entry.id], 'approved')}
+                                  >
+                                    Approve
+                                  </button>
+                                  <button
+                                    type="button"
+                                    class="danger-outline"
+                                    disabled={busy}
+                                    aria-label={`Reject entry ${label}`}
+                                    onClick={() => void decide([entry.id], 'rejected')}
+                                  >
+                                    Reject
+                                  </button>
+                                </>
+                              ) : null}
+                            </td>
+                          ) : null}
+                        </tr>
+                      );
+                    })}
+                  </tbody>
+                </table>
+              </div>
+            )}
+          </section>
+
+          <section aria-labelledby="days-heading">
+            <h2 id="days-heading">Days</h2>
+            <p class="hint">A confirmed day is locked: no punch or shift can be recorded on it any more.</p>
+            <div class="table-wrap">
               <table class="data-table">
-                <caption class="visually-hidden">Time entries, pending first</caption>
+                <caption class="visually-hidden">Days of the week</caption>
                 <thead>
                   <tr>
-                    {canDecide ? (
-                      <th scope="col" class="select-col">
-                        <input
-                          type="checkbox"
-                          aria-label="Select all pending entries"
-                          checked={allSelected}
-                          disabled={pending.length === 0}
-                          onChange={(e) =>
-                            setSelected(e.currentTarget.checked ? pending.map((p) => p.id) : [])
-                          }
-                        />
-                      </th>
-                    ) : null}
                     <th scope="col">Day</th>
-                    <th scope="col">Time</th>
-                    <th scope="col">Break</th>
+                    <th scope="col">Entries</th>
                     <th scope="col">Hours</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">Source</th>
+                    <th scope="col">Pending</th>
+                    <th scope="col">Day status</th>
                     {canDecide ? (
                       <th scope="col">
                         <span class="visually-hidden">Actions</span>
@@ -338,66 +432,37 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
                   </tr>
                 </thead>
                 <tbody>
-                  {entries.map((entry) => {
-                    const isPending = entry.status === 'pending_approval';
-                    const label = `${formatDay(entry.workDate)} ${time(entry.startTime)}`;
+                  {days.map((day) => {
+                    const ofDay = entries.filter((e) => e.workDate === day);
+                    const hours = ofDay.reduce((sum, e) => sum + e.totalHours, 0);
+                    const pendingOfDay = ofDay.filter((e) => e.status === 'pending_approval').length;
+                    const isConfirmed = confirmed.has(day);
                     return (
-                      <tr key={entry.id} class={isPending ? 'row-pending' : undefined}>
-                        {canDecide ? (
-                          <td class="select-col" data-label="Select">
-                            {isPending ? (
-                              <input
-                                type="checkbox"
-                                aria-label={`Select entry ${label}`}
-                                checked={selected.includes(entry.id)}
-                                onChange={(e) => {
-                                  const checked = e.currentTarget.checked;
-                                  setSelected((current) =>
-                                    checked
-                                      ? [...current, entry.id]
-                                      : current.filter((id) => id !== entry.id),
-                                  );
-                                }}
-                              />
-                            ) : null}
-                          </td>
-                        ) : null}
+                      <tr key={day}>
                         <th scope="row" data-label="Day">
-                          {formatDay(entry.workDate)}
+                          {formatDay(day)}
                         </th>
-                        <td data-label="Time">
-                          {time(entry.startTime)} – {entry.endTime ? time(entry.endTime) : 'still clocked in'}
-                          {entry.endsNextDay ? <span class="sub"> (ends next day)</span> : null}
+                        <td data-label="Entries">{ofDay.length}</td>
+                        <td data-label="Hours">{formatHours(hours)}</td>
+                        <td data-label="Pending">{pendingOfDay}</td>
+                        <td data-label="Day status">
+                          <StatusBadge status={isConfirmed ? 'confirmed' : 'unconfirmed'} />
                         </td>
-                        <td data-label="Break">{entry.breakMinutes ? `${entry.breakMinutes} min` : '—'}</td>
-                        <td data-label="Hours">{formatHours(entry.totalHours)}</td>
-                        <td data-label="Status">
-                          <StatusBadge status={entry.status} />
-                        </td>
-                        <td data-label="Source">{SOURCES[entry.source] ?? entry.source}</td>
                         {canDecide ? (
                           <td data-label="Actions" class="row-actions">
-                            {isPending ? (
-                              <>
-                                <button
-                                  type="button"
-                                  disabled={busy}
-                                  aria-label={`Approve entry ${label}`}
-                                  onClick={() => void decide([entry.id], 'approved')}
-                                >
-                                  Approve
-                                </button>
-                                <button
-                                  type="button"
-                                  class="danger-outline"
-                                  disabled={busy}
-                                  aria-label={`Reject entry ${label}`}
-                                  onClick={() => void decide([entry.id], 'rejected')}
-                                >
-                                  Reject
-                                </button>
-                              </>
-                            ) : null}
+                            {isConfirmed ? null : (
+                              <button
+                                type="button"
+                                disabled={busy}
+                                aria-label={`Confirm day ${formatDay(day)}`}
+                                onClick={(event) => {
+                                  opener.current = event.currentTarget;
+                                  setConfirming(day);
+                                }}
+                              >
+                                Confirm day
+                              </button>
+                            )}
                           </td>
                         ) : null}
                       </tr>
@@ -405,67 +470,7 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
                   })}
                 </tbody>
               </table>
-            )}
-          </section>
-
-          <section aria-labelledby="days-heading">
-            <h2 id="days-heading">Days</h2>
-            <p class="hint">A confirmed day is locked: no punch or shift can be recorded on it any more.</p>
-            <table class="data-table">
-              <caption class="visually-hidden">Days of the week</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Day</th>
-                  <th scope="col">Entries</th>
-                  <th scope="col">Hours</th>
-                  <th scope="col">Pending</th>
-                  <th scope="col">Day status</th>
-                  {canDecide ? (
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  ) : null}
-                </tr>
-              </thead>
-              <tbody>
-                {days.map((day) => {
-                  const ofDay = entries.filter((e) => e.workDate === day);
-                  const hours = ofDay.reduce((sum, e) => sum + e.totalHours, 0);
-                  const pendingOfDay = ofDay.filter((e) => e.status === 'pending_approval').length;
-                  const isConfirmed = confirmed.has(day);
-                  return (
-                    <tr key={day}>
-                      <th scope="row" data-label="Day">
-                        {formatDay(day)}
-                      </th>
-                      <td data-label="Entries">{ofDay.length}</td>
-                      <td data-label="Hours">{formatHours(hours)}</td>
-                      <td data-label="Pending">{pendingOfDay}</td>
-                      <td data-label="Day status">
-                        <StatusBadge status={isConfirmed ? 'confirmed' : 'unconfirmed'} />
-                      </td>
-                      {canDecide ? (
-                        <td data-label="Actions" class="row-actions">
-                          {isConfirmed ? null : (
-                            <button
-                              type="button"
-                              disabled={busy}
-                              aria-label={`Confirm day ${formatDay(day)}`}
-                              onClick={(event) => {
-                                opener.current = event.currentTarget;
-                                setConfirming(day);
-                              }}
-                            >
-                              Confirm day
-                            </button>
-                          )}
-                        </td>
-                      ) : null}
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+            </div>
           </section>
         </>
       ) : null}
