@@ -48,6 +48,20 @@ const UI_TIMEOUT = 15_000;
 const WIDTHS = [1280, 390] as const;
 const MINUTE = 60_000;
 
+// The functions passed to page.evaluate run in the browser; the test project has no DOM types, so the
+// few browser names they use are declared here (module scope, no global DOM in the server's program).
+declare const document: {
+  activeElement: { id: string; textContent: string | null } | null;
+  documentElement: { scrollWidth: number };
+};
+declare const window: {
+  innerWidth: number;
+  axe: { run: (context: unknown, options: unknown) => Promise<Json> };
+};
+declare const navigator: { clipboard: { readText(): Promise<string> } };
+declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
+declare function requestAnimationFrame(callback: () => void): number;
+
 let browser: Browser | undefined;
 
 beforeAll(async () => {
@@ -97,9 +111,7 @@ async function keyboardActivate(page: Page, target: Locator, key: 'Enter' | 'Spa
 async function expectAccessible(page: Page, what: string) {
   await page.evaluate(AXE_SOURCE);
   const violations = await page.evaluate(async () => {
-    const axe = (
-      window as unknown as { axe: { run: (context: Document, options: unknown) => Promise<Json> } }
-    ).axe;
+    const axe = window.axe;
     const result = await axe.run(document, {
       runOnly: {
         type: 'tag',
