@@ -305,6 +305,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
 
         await page.getByRole('heading', { level: 1, name: 'Time entries' }).waitFor();
         expect(new URL(page.url()).hash).toBe('#/time-entries');
+        expect(await page.title()).toBe('Time entries · Punchclock');
         const nav = page.getByRole('navigation', { name: 'Main' });
         await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual([
           'Time entries',
@@ -453,6 +454,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         // Revoke: the dialog's confirm button has the focus; the token endpoint refuses the key from now on.
         await keyboardActivate(page, page.getByRole('button', { name: 'Revoke key Payroll export' }));
         const revokeDialog = page.getByRole('dialog', { name: 'Revoke key “Payroll export”?' });
+        await revokeDialog.waitFor();
+        // Escape cancels and gives the focus back to the button that opened the dialog; Enter opens it again.
+        await page.keyboard.press('Escape');
+        await revokeDialog.waitFor({ state: 'hidden' });
+        await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Revoke');
+        await page.keyboard.press('Enter');
         await revokeDialog.waitFor();
         // A modal's backdrop covers the viewport: the screenshot shows what a person sees.
         await capture(page, 'api-keys-revoke-dialog', { fullPage: false });

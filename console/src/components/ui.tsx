@@ -10,6 +10,7 @@ import { useEffect, useId, useRef } from 'preact/hooks';
 export function ScreenHeading(props: { title: string; children?: ComponentChildren }) {
   const ref = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
+    document.title = `${props.title} · Punchclock`;
     ref.current?.focus({ preventScroll: false });
   }, [props.title]);
   return (
