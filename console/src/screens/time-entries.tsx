@@ -179,7 +179,11 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
   return (
     <>
       <ScreenHeading title="Time entries">
-        <p class="lede">Review an employee's week: approve or reject entries, then confirm the days.</p>
+        <p class="lede">
+          {canDecide
+            ? "Review an employee's week: approve or reject entries, then confirm the days."
+            : "See an employee's week: the entries and which days are confirmed."}
+        </p>
       </ScreenHeading>
       <section aria-labelledby="filter-heading" class="card filters">
         <h2 id="filter-heading" class="visually-hidden">
