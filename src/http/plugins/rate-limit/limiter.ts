@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type RateLimitResult, SlidingWindowLimiter } from './sliding-window.js';
 
@@ -81,7 +82,6 @@ return { count, allowed, oldest[2] or '' }
  * fails a request for it; it counts in Redis again as soon as Redis answers.
  */
 export class SharedLimiter implements RateLimiter {
-  private sequence = 0;
   private usingFallback = false;
 
   constructor(
@@ -120,7 +120,9 @@ export class SharedLimiter implements RateLimiter {
 
   private async run(key: string, nowMs: number, count: boolean): Promise<RateLimitResult> {
     try {
-      const member = `${nowMs}:${process.pid}:${this.sequence++}`;
+      // Unique across every instance: a pid and a per-limiter count are not (two apps in one process,
+      // or containers that all run as pid 1, hitting in the same millisecond would count once).
+      const member = `${nowMs}:${randomUUID()}`;
       const [current, allowed, oldest] = (await this.redis.eval(
         HIT,
         1,
