@@ -23,11 +23,19 @@ export function ScreenHeading(props: { title: string; children?: ComponentChildr
   );
 }
 
-/** "Times in Europe/Berlin (the company's time zone)": the zone is named wherever times are shown. */
-export function ZoneNote(props: { timeZone: string }) {
+/** "Dates and times in Europe/Berlin (the company's time zone)": the zone is named wherever times are shown. */
+export function ZoneNote(props: { timeZone: string | null }) {
   return (
     <p class="zone-note">
-      Dates and times in <strong>{props.timeZone}</strong> (the company's time zone).
+      {props.timeZone ? (
+        <>
+          Dates and times in <strong>{props.timeZone}</strong> (the company's time zone).
+        </>
+      ) : (
+        <>
+          Dates and times in <strong>UTC</strong>: the company has no time zone set (see Company).
+        </>
+      )}
     </p>
   );
 }

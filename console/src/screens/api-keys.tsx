@@ -130,7 +130,7 @@ function ApiKeysScreen({ person }: ScreenProps) {
         <p class="lede">
           Keys let other systems (badge terminals, payroll, HR) call the Punchclock API for this company.
         </p>
-        <ZoneNote timeZone={zone} />
+        <ZoneNote timeZone={person.company.timeZone} />
       </ScreenHeading>
       {secret ? (
         <SecretPanel
