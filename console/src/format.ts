@@ -34,7 +34,7 @@ export function formatInstant(iso: string | null | undefined, timeZone: string):
   return dateTimeFormat(timeZone).format(date);
 }
 
-/** A calendar day, e.g. "Mon 23 Nov 2026". */
+/** A calendar day, e.g. "Mon, 23 Nov 2026". */
 export function formatDay(day: string): string {
   const date = new Date(`${day}T12:00:00Z`);
   return new Intl.DateTimeFormat(LOCALE, {
