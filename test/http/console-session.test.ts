@@ -336,7 +336,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
     );
     clock += 72 * HOUR;
     const token = invitation.url.split('/').at(-1)!;
-    for (const attempt of [token, 'no-such-invitation']) {
+    // An invitation of a person deactivated since is no good either.
+    const leaver = await createPerson(server.ctx, companyId, { email: `leaver${++serial}@acme.example` });
+    const leaverInvitation = await inTransaction(server.ctx, (tx, now) =>
+      inviteUser(tx, now, leaver.id, 'http://x'),
+    );
+    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, leaver.id));
+    const leaverToken = leaverInvitation.url.split('/').at(-1)!;
+    for (const attempt of [token, 'no-such-invitation', leaverToken]) {
       await expectProblem(
         await client
           .fresh()
