@@ -763,6 +763,14 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await own.getByLabel('Password').fill(admin.password);
         await own.keyboard.press('Enter');
         await own.getByRole('heading', { level: 1, name: 'Time entries' }).waitFor();
+        // The heading has the focus; the navigation marks the current screen; the skip link leads to the content.
+        await expect.poll(() => own.evaluate(() => document.activeElement?.textContent)).toBe('Time entries');
+        await expect(
+          own.getByRole('link', { name: 'Time entries' }).getAttribute('aria-current'),
+        ).resolves.toBe('page');
+        await tabTo(own, own.getByRole('link', { name: 'Skip to content' }), { shift: true });
+        await own.keyboard.press('Enter');
+        await expect.poll(() => own.evaluate(() => document.activeElement?.id)).toBe('main');
         await keyboardActivate(own, own.getByRole('button', { name: 'Sign out' }));
         await own.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor();
         await own.getByRole('status').filter({ hasText: 'You have signed out.' }).first().waitFor();
