@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -7,6 +8,7 @@ import { inviteUser } from '../../src/modules/console/service.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD, type Person } from '../support/admin-api.js';
 import { testDialects } from '../support/databases.js';
+import { freePort, startRedis } from '../support/processes.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
 
 const MINUTE = 60_000;
@@ -362,12 +364,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
 const postgres = testDialects().find((d) => d.name === 'postgres');
 
 describe.runIf(postgres !== undefined)('console sessions across two instances', () => {
+  let redis: ChildProcess;
   let first: TestServer;
   let second: Awaited<ReturnType<typeof startServer>>;
 
   beforeAll(async () => {
+    const port = await freePort();
+    redis = await startRedis(port);
     const env = {
-      REDIS_URL: 'redis://127.0.0.1:6379',
+      REDIS_URL: `redis://127.0.0.1:${port}`,
       CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '3',
     };
     first = await startTestServer(postgres!, { env });
@@ -385,6 +390,7 @@ describe.runIf(postgres !== undefined)('console sessions across two instances', 
   afterAll(async () => {
     await second?.close();
     await first?.stop();
+    redis?.kill('SIGKILL');
   });
 
   it('a session of one instance works and ends on the other; sign-in attempts count on both', async () => {
