@@ -343,7 +343,7 @@ function SecretPanel(props: { apiKey: KeyWithSecret; onDone: () => void }) {
               id={id}
               class="secret-value"
               readOnly
-              rows={2}
+              rows={3}
               value={props.apiKey.clientSecret}
               spellcheck={false}
               autocomplete="off"
