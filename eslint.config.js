@@ -7,6 +7,8 @@ export default tseslint.config(
     ignores: [
       'dist/**',
       'client/dist/**',
+      'console/dist/**',
+      'artifacts/**',
       'client/src/schema.ts',
       'client/src/schema.d.ts',
       'bench/results/**',
@@ -17,7 +19,7 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     languageOptions: {
       parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
     },

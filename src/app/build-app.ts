@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
 import { createCursorCodec } from '../domain/cursor.js';
+import { consoleAssetsPlugin } from '../http/plugins/console-assets.js';
 import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
@@ -16,7 +17,7 @@ import { openApiPlugin } from '../http/plugins/openapi.js';
 import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
 import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
 import { unchargedRateLimitHeaders } from '../http/plugins/rate-limit/headers.js';
-import { API_PREFIX, TOKEN_PATH } from '../http/paths.js';
+import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
 import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
 import type { Services } from '../http/services.js';
 import { validatorCompiler } from '../http/validation.js';
@@ -25,6 +26,7 @@ import { healthRoutes } from '../modules/health/routes.js';
 import { type Config, resolveUrls } from '../platform/config.js';
 import { loadCursorSecret } from '../platform/cursor-secret.js';
 import type { Database } from '../platform/db/database.js';
+import { adminApiV1 } from './admin-api-v1.js';
 import { publicApiV1 } from './public-api-v1.js';
 
 export interface AppDependencies {
@@ -51,6 +53,8 @@ export async function buildApp(deps: AppDependencies) {
       resourcePerMinute: config.rateLimitPerMinute,
       tokenPerMinute: config.tokenRateLimitPerMinute,
       redisUrl: config.redisUrl,
+      signInPerAccount: config.consoleSignInLimitPerAccount,
+      signInPerAddress: config.consoleSignInLimitPerAddress,
     },
     (shared, error) => {
       metrics.rateLimitShared.set(shared ? 1 : 0);
@@ -67,6 +71,8 @@ export async function buildApp(deps: AppDependencies) {
     resourceLimiter,
     tokenLimiter: limiters.tokenLimiter,
     unknownClientLimiter: limiters.unknownClientLimiter,
+    signInAccountLimiter: limiters.signInAccountLimiter,
+    signInAddressLimiter: limiters.signInAddressLimiter,
     cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
     metrics,
     overloadGate: createOverloadGate({
@@ -147,5 +153,7 @@ export async function buildApp(deps: AppDependencies) {
   await app.register(openApiPlugin);
   await app.register(healthRoutes);
   await app.register(publicApiV1, { prefix: API_PREFIX });
+  await app.register(adminApiV1, { prefix: ADMIN_PREFIX });
+  await app.register(consoleAssetsPlugin);
   return app;
 }

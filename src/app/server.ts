@@ -7,6 +7,8 @@ import { type Config, resolveUrls, TOKEN_AUDIENCE } from '../platform/config.js'
 import { createDatabase, isDatabaseUnavailable } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { databaseIsEmpty, seedDemo } from '../modules/admin/demo.js';
+import { inviteUser } from '../modules/console/service.js';
+import { inTransaction } from '../modules/context.js';
 
 export interface RunningServer {
   url: string;
@@ -91,7 +93,7 @@ export async function startServer(
 }
 
 export async function runServer(config: Config, options: { demoIfEmpty: boolean }): Promise<void> {
-  let demo: { clientId: string; secret: string } | null = null;
+  let demo: { clientId: string; secret: string; adminUserId: string } | null = null;
   if (options.demoIfEmpty) {
     const database = createDatabase(config.database);
     try {
@@ -106,6 +108,11 @@ export async function runServer(config: Config, options: { demoIfEmpty: boolean 
   }
   const server = await startServer(config, { waitForDatabase: true });
   if (demo) {
+    const adminUserId = demo.adminUserId;
+    // The link carries the server's real address (known only now that it listens).
+    const invitation = await inTransaction({ database: server.database, now: Date.now }, (tx, now) =>
+      inviteUser(tx, now, adminUserId, server.url),
+    );
     process.stdout.write(
       [
         'Created the demo company on an empty database.',
@@ -115,6 +122,9 @@ export async function runServer(config: Config, options: { demoIfEmpty: boolean 
         `  curl -s -X POST ${server.url}/api/public/v1/oauth/token -u '${demo.clientId}:${demo.secret}' -d grant_type=client_credentials`,
         'Then call the API with it:',
         `  curl -s ${server.url}/api/public/v1/me -H "Authorization: Bearer <access_token>"`,
+        'Open the console as the demo administrator (admin@demo.example): choose a password at',
+        `  ${invitation.url}`,
+        `  (one use; expires ${invitation.expiresAt})`,
         '',
       ].join('\n'),
     );

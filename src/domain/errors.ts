@@ -34,6 +34,10 @@ export const ERROR_CATALOGUE = {
     title: 'Idempotency-Key reused with a different request',
   },
   rate_limited: { status: 429, code: 1429, title: 'Too many requests' },
+  invalid_credentials: { status: 401, code: 3401, title: 'Email or password is wrong' },
+  session_required: { status: 401, code: 3402, title: 'Sign in to the console' },
+  csrf_failed: { status: 403, code: 3403, title: 'Missing or wrong CSRF token or Origin' },
+  invitation_invalid: { status: 410, code: 3410, title: 'Invitation is unknown, used or expired' },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; code: number; title: string }>;

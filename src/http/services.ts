@@ -17,6 +17,9 @@ export interface Services {
   resourceLimiter: RateLimiter;
   tokenLimiter: RateLimiter;
   unknownClientLimiter: RateLimiter;
+  /** Console sign-in attempts per account (email) and per client address. */
+  signInAccountLimiter: RateLimiter;
+  signInAddressLimiter: RateLimiter;
   cursors: CursorCodec;
   metrics: Metrics;
   /** Sheds overload before Fastify routes a request (http/overload-gate.ts). */

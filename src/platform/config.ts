@@ -25,6 +25,14 @@ export interface Config {
   readonly redisUrl: string | null;
   /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
   readonly eventRetentionDays: number;
+  /** CONSOLE_SESSION_IDLE_MINUTES: a console session unused this long ends. */
+  readonly consoleSessionIdleMinutes: number;
+  /** CONSOLE_SESSION_MAX_HOURS: a console session ends this long after sign-in, however busy. */
+  readonly consoleSessionMaxHours: number;
+  /** CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: console sign-in attempts per email address per 15 minutes. */
+  readonly consoleSignInLimitPerAccount: number;
+  /** CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: console sign-in attempts per client address per 15 minutes. */
+  readonly consoleSignInLimitPerAddress: number;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
@@ -135,6 +143,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     redisUrl: env.REDIS_URL?.trim() || null,
     eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
+    consoleSessionIdleMinutes: positiveInteger(
+      'CONSOLE_SESSION_IDLE_MINUTES',
+      env.CONSOLE_SESSION_IDLE_MINUTES,
+      30,
+    ),
+    consoleSessionMaxHours: positiveInteger('CONSOLE_SESSION_MAX_HOURS', env.CONSOLE_SESSION_MAX_HOURS, 12),
+    consoleSignInLimitPerAccount: positiveInteger(
+      'CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT',
+      env.CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT,
+      10,
+    ),
+    consoleSignInLimitPerAddress: positiveInteger(
+      'CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS',
+      env.CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS,
+      50,
+    ),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
       env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,

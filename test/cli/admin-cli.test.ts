@@ -249,7 +249,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     it('migrate applies the migrations once on a fresh database, in JSON and in words', async () => {
       const url = await freshDatabase();
       expect(await jsonOn(url, 'migrate')).toEqual({
-        applied: ['0001-initial', '0002-events', '0003-breaks'],
+        applied: ['0001-initial', '0002-events', '0003-breaks', '0004-console'],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
       const human = await runOn(url, ['migrate']);

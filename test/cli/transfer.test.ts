@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/processes.js';
 import { type TestDialect, testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer } from '../support/server.js';
+import { AdminClient, createPerson } from '../support/admin-api.js';
 
 /*
  * Issue "outgrow one machine", part 2: `punchclock export` / `import` move a whole installation
@@ -65,6 +66,10 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         reads.map(async (path) => (await source.request(path, { token })).text()),
       );
 
+      // A console person: their password and session move too (issue 19).
+      const person = await createPerson(source.ctx, fixture.companyId, { email: 'hr@acme.example' });
+      const browser = await (await AdminClient.create(source)).signedIn(person);
+
       const exported = await runCli(source.testDatabase.url, 'export', '--out', file, '--json');
       expect(exported.code, exported.stderr).toBe(0);
       const summary = JSON.parse(exported.stdout) as { rows: Record<string, number> };
@@ -73,6 +78,7 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         employees: 3,
         time_entries: 1,
         idempotency_records: 1,
+        console_sessions: 1,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);
@@ -100,6 +106,10 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         });
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
         expect(await replay.text()).toBe(firstText);
+        const movedBrowser = await AdminClient.create(moved);
+        movedBrowser.cookie = browser.cookie;
+        expect((await movedBrowser.request('/session')).status).toBe(200);
+        expect((await movedBrowser.fresh().signIn(person.email, person.password)).status).toBe(200);
       } finally {
         await moved.stop();
       }

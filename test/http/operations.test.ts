@@ -98,9 +98,40 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('punchclock serve
       );
       expect(leaked.status).toBe(400);
 
+      // The printed invitation link opens the console for the demo administrator (issue 19).
+      const invitation = /(\S+)\/console\/#\/invite\/([A-Za-z0-9_-]+)/.exec(printed);
+      expect(invitation).not.toBeNull();
+      const [, consoleBase, invitationToken] = invitation!;
+      expect(consoleBase).toBe(server.url);
+      const password = 'demo administrator passphrase';
+      const accepted = await fetch(`${server.url}/api/admin/v1/invitations/accept`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify({ token: invitationToken, password }),
+      });
+      expect(accepted.status).toBe(200);
+      expect(((await accepted.json()) as { email: string }).email).toBe('admin@demo.example');
+      const signedIn = await fetch(`${server.url}/api/admin/v1/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: server.url },
+        body: JSON.stringify({ email: 'admin@demo.example', password }),
+      });
+      expect(signedIn.status).toBe(200);
+      const sessionId = /pc_session=([^;]+)/.exec(signedIn.headers.get('set-cookie') ?? '')![1]!;
+      const { csrfToken } = (await signedIn.json()) as { csrfToken: string };
+      const signedOut = await fetch(`${server.url}/api/admin/v1/session`, {
+        method: 'DELETE',
+        headers: { cookie: `pc_session=${sessionId}`, origin: server.url, 'x-csrf-token': csrfToken },
+      });
+      expect(signedOut.status).toBe(204);
+
       const logs = server.output().slice(printed.length);
       expect(logs).not.toContain(secret!);
       expect(logs).not.toContain(token);
+      // Passwords, session ids, CSRF tokens and invitation tokens never reach the logs either.
+      expect(logs).toContain('/api/admin/v1/session');
+      for (const credential of [password, sessionId, csrfToken, invitationToken!])
+        expect(logs).not.toContain(credential);
 
       // A second start on the same, no longer empty, database seeds nothing.
       const again = await serve({ DATABASE_URL: database.url }, ['--demo-if-empty']);

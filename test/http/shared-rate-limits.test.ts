@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/platform/config.js';
@@ -10,7 +10,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
-import { freePort } from '../support/processes.js';
+import { freePort, startRedis } from '../support/processes.js';
 
 /*
  * Issue "outgrow one machine", part 3: with REDIS_URL, two instances count one key's requests
@@ -18,27 +18,6 @@ import { freePort } from '../support/processes.js';
  * request fails for it. The Redis is the test's own, on a free port.
  */
 const postgres = testDialects().find((d) => d.name === 'postgres');
-
-async function startRedis(port: number): Promise<ChildProcess> {
-  const redis = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('redis-server did not start')), 10_000);
-    redis.stdout!.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('Ready to accept connections')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
-    redis.once('exit', () => reject(new Error('redis-server exited')));
-  });
-  return redis;
-}
 
 describe.runIf(postgres !== undefined)('rate limits shared by two instances through Redis', () => {
   let redis: ChildProcess;

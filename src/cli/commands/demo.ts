@@ -10,6 +10,8 @@ function describeDemo(d: Awaited<ReturnType<typeof seedDemo>>): string {
     `secret:    ${d.secret}   (shown only now)`,
     'get a token:',
     `  ${d.tokenCurl}`,
+    'a link to the console for the demo administrator (admin@demo.example):',
+    `  punchclock user invite ${d.adminUserId}`,
   ].join('\n');
 }
 

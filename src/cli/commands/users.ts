@@ -2,9 +2,47 @@ import type { Command } from 'commander';
 import { createUser, deactivateUser, issueUserToken } from '../../modules/admin/users.js';
 import { resolveUrls, TOKEN_AUDIENCE } from '../../platform/config.js';
 import { inTransaction } from '../../modules/context.js';
+import { inviteUser, setUserPassword } from '../../modules/console/service.js';
 import { admin } from '../io.js';
 
-/** `user create|deactivate|token`. */
+/**
+ * The password from standard input, never from the arguments (they show in `ps` and in shell history):
+ * piped, everything up to the first line break; on a terminal, typed without echo.
+ */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  }
+  process.stderr.write('New password (at least 12 characters, not shown): ');
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const done = (error?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(typed);
+    };
+    const onData = (data: string) => {
+      for (const char of data) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003') return done(new Error('cancelled'));
+        if (char === '\u007f' || char === '\b') typed = [...typed].slice(0, -1).join('');
+        else typed += char;
+      }
+    };
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}
+
+/** `user create|deactivate|token|invite|set-password`. */
 export function registerUserCommands(program: Command): void {
   const user = program.command('user').description('people who administer a company');
   admin(
@@ -13,7 +51,10 @@ export function registerUserCommands(program: Command): void {
       .description('create a user')
       .requiredOption('--company <id>', 'company id')
       .requiredOption('--email <email>', 'email address')
-      .option('--permissions <numbers>', 'comma-separated permission numbers (86, 47, 49, 52, 72, 90)')
+      .option(
+        '--permissions <numbers>',
+        'comma-separated permission numbers (86, 47, 49, 52, 72, 90, 91, 92, 93)',
+      )
       .option('--super-admin', 'may do and grant everything')
       .option('--employee <id>', 'the employee this person is'),
     (ctx, _config, _args, f) =>
@@ -47,5 +88,24 @@ export function registerUserCommands(program: Command): void {
       return inTransaction(ctx, (tx) => issueUserToken(tx, tokens, id!));
     },
     (r) => r.access_token,
+  );
+  admin(
+    user
+      .command('invite')
+      .description('a one-use link (72 hours) where the person chooses their console password')
+      .argument('<id>', 'user id'),
+    (ctx, config, [id]) =>
+      inTransaction(ctx, (tx, now) =>
+        inviteUser(tx, now, id!, resolveUrls(config, config.port).publicBaseUrl),
+      ),
+    (r) => `${r.url}\n(one use; expires ${r.expiresAt})`,
+  );
+  admin(
+    user
+      .command('set-password')
+      .description("set a person's console password, read from standard input (at least 12 characters)")
+      .argument('<id>', 'user id'),
+    async (ctx, _config, [id]) => setUserPassword(ctx, id!, await readPassword()),
+    (r) => `password set for user ${r.id}; their console sessions have ended`,
   );
 }

@@ -6,6 +6,7 @@ import { recordAudit } from '../audit/queries.js';
 import type { ApiKeyRow } from '../../platform/db/schema.js';
 import { newId } from '../../domain/ids.js';
 import type { Tx } from '../../platform/db/database.js';
+import type { Actor } from '../context.js';
 import { auditBase, requireCompany } from './companies.js';
 import { requireUser, userPermissions } from './users.js';
 import { invalid, notFound, parseDateOrDateTime, requireText, requireUuid } from './validation.js';
@@ -45,6 +46,7 @@ export async function createApiKey(
     expires?: string;
     allowIp?: string;
   },
+  actor?: Actor,
 ) {
   const name = requireText(input.name, 'name');
   const scopes = parseScopes(input.scopes);
@@ -86,7 +88,7 @@ export async function createApiKey(
   };
   await tx.insertInto('api_keys').values(row).execute();
   await recordAudit(tx, {
-    ...auditBase(company.id, at),
+    ...auditBase(company.id, at, actor),
     action: 'api_key.create',
     targetType: 'api_key',
     targetId: row.id,
@@ -114,7 +116,7 @@ async function requireKey(db: Executor, keyId: string) {
   return row;
 }
 
-export async function rotateApiKey(tx: Tx, now: number, keyId: string, graceSeconds?: string) {
+export async function rotateApiKey(tx: Tx, now: number, keyId: string, graceSeconds?: string, actor?: Actor) {
   let grace = 0;
   if (graceSeconds !== undefined) {
     if (!/^\d+$/.test(graceSeconds) || Number(graceSeconds) > 30 * 24 * 3600)
@@ -136,7 +138,7 @@ export async function rotateApiKey(tx: Tx, now: number, keyId: string, graceSeco
     .where('id', '=', key.id)
     .execute();
   await recordAudit(tx, {
-    ...auditBase(key.company_id, at),
+    ...auditBase(key.company_id, at, actor),
     action: 'api_key.rotate',
     targetType: 'api_key',
     targetId: key.id,
@@ -145,13 +147,13 @@ export async function rotateApiKey(tx: Tx, now: number, keyId: string, graceSeco
   return { id: key.id, clientId: key.client_id, secret, previousSecretValidUntil: validUntil };
 }
 
-export async function revokeApiKey(tx: Tx, now: number, keyId: string) {
+export async function revokeApiKey(tx: Tx, now: number, keyId: string, actor?: Actor) {
   const at = new Date(now).toISOString();
   const key = await requireKey(tx, keyId);
   if (key.revoked_at !== null) return { id: key.id, revokedAt: key.revoked_at };
   await tx.updateTable('api_keys').set({ revoked_at: at }).where('id', '=', key.id).execute();
   await recordAudit(tx, {
-    ...auditBase(key.company_id, at),
+    ...auditBase(key.company_id, at, actor),
     action: 'api_key.revoke',
     targetType: 'api_key',
     targetId: key.id,

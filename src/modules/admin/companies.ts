@@ -1,7 +1,7 @@
 import type { Executor } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
 import { newId } from '../../domain/ids.js';
-import { CLI_ACTOR } from '../context.js';
+import { type Actor, CLI_ACTOR } from '../context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { companyView } from '../views.js';
 import { invalid, notFound, requireOnOff, requireText, requireTimeZone, requireUuid } from './validation.js';
@@ -48,6 +48,7 @@ export async function updateCompany(
   now: number,
   companyId: string,
   input: { name?: string; timeZone?: string; timeTracking?: string; apiAccess?: string },
+  actor?: Actor,
 ) {
   const patch: Record<string, unknown> = {};
   if (input.name !== undefined) patch.name = requireText(input.name, 'name');
@@ -65,7 +66,7 @@ export async function updateCompany(
       .where('id', '=', company.id)
       .execute();
     await recordAudit(tx, {
-      ...auditBase(company.id, at),
+      ...auditBase(company.id, at, actor),
       action: 'company.update',
       targetType: 'company',
       targetId: company.id,
@@ -120,6 +121,7 @@ export async function createSchedule(
   return { id: row.id, companyId: company.id, name };
 }
 
-export function auditBase(companyId: string | null, at: string) {
-  return { companyId, actorType: CLI_ACTOR.type, actorId: CLI_ACTOR.id, at };
+/** Who did it: the CLI's operator unless the caller says (the console passes the signed-in person). */
+export function auditBase(companyId: string | null, at: string, actor: Actor = CLI_ACTOR) {
+  return { companyId, actorType: actor.type, actorId: actor.id, at };
 }

@@ -1,13 +1,20 @@
+import { ApiError } from '../../domain/errors.js';
 import { recordAudit } from '../audit/queries.js';
+import type { Actor } from '../context.js';
 import { appendEvents } from '../events/service.js';
 import type { Tx } from '../../platform/db/database.js';
 import { employeeRef, timeEntryListItem } from '../views.js';
 import { auditBase } from './companies.js';
-import { invalid, notFound, requireDate, requireUuid } from './validation.js';
+import { notFound, requireDate, requireUuid } from './validation.js';
 import { findEntryBreaks } from '../time-tracking/queries.js';
 import { ENTRY_SOURCES } from '../time-tracking/service.js';
 
-export async function confirmDay(tx: Tx, now: number, input: { employeeId: string; date: string }) {
+export async function confirmDay(
+  tx: Tx,
+  now: number,
+  input: { employeeId: string; date: string },
+  actor?: Actor,
+) {
   const employeeId = requireUuid(input.employeeId, 'employee id');
   const date = requireDate(input.date, 'date');
   const at = new Date(now).toISOString();
@@ -30,7 +37,7 @@ export async function confirmDay(tx: Tx, now: number, input: { employeeId: strin
       .values({ employee_id: employee.id, work_date: date, confirmed_at: at })
       .execute();
     await recordAudit(tx, {
-      ...auditBase(employee.company_id, at),
+      ...auditBase(employee.company_id, at, actor),
       action: 'day.confirm',
       targetType: 'employee',
       targetId: employee.id,
@@ -47,20 +54,29 @@ export async function confirmDay(tx: Tx, now: number, input: { employeeId: strin
 }
 
 /** A manager's decision on a `pending_approval` entry. */
-export async function decideEntry(tx: Tx, now: number, entryId: string, decision: 'approved' | 'rejected') {
+export async function decideEntry(
+  tx: Tx,
+  now: number,
+  entryId: string,
+  decision: 'approved' | 'rejected',
+  actor?: Actor,
+) {
   const id = requireUuid(entryId, 'entry id');
   const at = new Date(now).toISOString();
   const entry = await tx.selectFrom('time_entries').selectAll().where('id', '=', id).executeTakeFirst();
   if (!entry) throw notFound('time entry', entryId);
   if (entry.status !== 'pending_approval')
-    throw invalid(`entry ${entry.id} is ${entry.status}; only pending_approval entries can be decided`);
+    throw new ApiError(
+      'business_rule_violation',
+      `entry ${entry.id} is ${entry.status}; only pending_approval entries can be decided`,
+    );
   await tx
     .updateTable('time_entries')
     .set({ status: decision, approved_at: decision === 'approved' ? at : null, updated_at: at })
     .where('id', '=', entry.id)
     .execute();
   await recordAudit(tx, {
-    ...auditBase(entry.company_id, at),
+    ...auditBase(entry.company_id, at, actor),
     action: decision === 'approved' ? 'time_entry.approve' : 'time_entry.reject',
     targetType: 'time_entry',
     targetId: entry.id,

@@ -2,6 +2,7 @@ import { KNOWN_PERMISSIONS, personScopes } from '../auth/scopes.js';
 import type { TokenService } from '../auth/tokens.js';
 import type { Executor } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
+import { deleteSessionsOfUser } from '../console/queries.js';
 import { newId } from '../../domain/ids.js';
 import type { Tx } from '../../platform/db/database.js';
 import { auditBase, requireCompany } from './companies.js';
@@ -85,6 +86,8 @@ export async function deactivateUser(tx: Tx, now: number, userId: string) {
   const user = await requireUser(tx, userId);
   if (user.active === 1) {
     await tx.updateTable('users').set({ active: 0, deactivated_at: at }).where('id', '=', user.id).execute();
+    // Their console sessions end at once (each request also checks that the person is active).
+    await deleteSessionsOfUser(tx, user.id);
     await recordAudit(tx, {
       ...auditBase(user.company_id, at),
       action: 'user.deactivate',

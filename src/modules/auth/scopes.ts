@@ -16,9 +16,16 @@ export type ScopeId = (typeof SCOPES)[number]['id'];
 export const SCOPE_IDS: readonly ScopeId[] = SCOPES.map((s) => s.id);
 /** Operations-contract permission: may manage API keys. */
 export const PERMISSION_MANAGE_KEYS = 90;
+/** Console permissions (README): approve/reject entries and confirm days; manage employees; manage company settings and webhooks. */
+export const PERMISSION_DECIDE_ENTRIES = 91;
+export const PERMISSION_MANAGE_EMPLOYEES = 92;
+export const PERMISSION_MANAGE_COMPANY = 93;
 export const KNOWN_PERMISSIONS: readonly number[] = [
   ...SCOPES.map((s) => s.permission),
   PERMISSION_MANAGE_KEYS,
+  PERMISSION_DECIDE_ENTRIES,
+  PERMISSION_MANAGE_EMPLOYEES,
+  PERMISSION_MANAGE_COMPANY,
 ];
 /** Scopes a person's own session token may use: the read operations only (spec, Authentication rule 1). */
 const PERSON_READ_SCOPES: readonly ScopeId[] = ['attendance.read', 'employees.read'];

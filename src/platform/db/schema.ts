@@ -67,6 +67,8 @@ export interface UsersTable {
   employee_id: string | null;
   created_at: string;
   deactivated_at: string | null;
+  /** scrypt of the console password (`scrypt$N$r$p$salt$hash`), null until one is set. */
+  password_hash: string | null;
 }
 
 export interface ApiKeysTable {
@@ -189,6 +191,24 @@ export interface EventsTable {
   data: string;
 }
 
+export interface ConsoleSessionsTable {
+  id_hash: string;
+  user_id: string;
+  company_id: string;
+  csrf_token_hash: string;
+  created_at: string;
+  last_seen_at: string;
+  expires_at: string;
+}
+
+export interface ConsoleInvitationsTable {
+  token_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Schema {
   companies: CompaniesTable;
   workplaces: WorkplacesTable;
@@ -206,6 +226,8 @@ export interface Schema {
   event_sequences: EventSequencesTable;
   events: EventsTable;
   time_entry_breaks: TimeEntryBreaksTable;
+  console_sessions: ConsoleSessionsTable;
+  console_invitations: ConsoleInvitationsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

@@ -45,6 +45,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'event_sequences', key: ['company_id'] },
   { name: 'events', key: ['company_id', 'seq'] },
   { name: 'time_entry_breaks', key: ['id'] },
+  { name: 'console_sessions', key: ['id_hash'] },
+  { name: 'console_invitations', key: ['token_hash'] },
 ];
 
 export class TransferRefused extends Error {}

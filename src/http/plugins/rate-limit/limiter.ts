@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { type RateLimitResult, SlidingWindowLimiter } from './sliding-window.js';
 
@@ -81,7 +82,6 @@ return { count, allowed, oldest[2] or '' }
  * fails a request for it; it counts in Redis again as soon as Redis answers.
  */
 export class SharedLimiter implements RateLimiter {
-  private sequence = 0;
   private usingFallback = false;
 
   constructor(
@@ -120,7 +120,9 @@ export class SharedLimiter implements RateLimiter {
 
   private async run(key: string, nowMs: number, count: boolean): Promise<RateLimitResult> {
     try {
-      const member = `${nowMs}:${process.pid}:${this.sequence++}`;
+      // Unique across every instance: a pid and a per-limiter count are not (two apps in one process,
+      // or containers that all run as pid 1, hitting in the same millisecond would count once).
+      const member = `${nowMs}:${randomUUID()}`;
       const [current, allowed, oldest] = (await this.redis.eval(
         HIT,
         1,
@@ -179,20 +181,38 @@ export function connectRedis(url: string): Redis {
  * count falls back to this instance (Redis away) and when it is shared again.
  */
 export function createLimiters(
-  options: { resourcePerMinute: number; tokenPerMinute: number; redisUrl: string | null },
+  options: {
+    resourcePerMinute: number;
+    tokenPerMinute: number;
+    redisUrl: string | null;
+    /** Console sign-in attempts per account and per address, in a window of 15 minutes. */
+    signInPerAccount?: number;
+    signInPerAddress?: number;
+  },
   report: (shared: boolean, error?: unknown) => void,
 ) {
   const windowMs = 60_000;
+  const signInWindowMs = 15 * 60_000;
   const local = {
     resource: new LocalLimiter('resource', { limit: options.resourcePerMinute, windowMs }),
     token: new LocalLimiter('token', { limit: options.tokenPerMinute, windowMs }),
     unknownClient: new LocalLimiter('unknown-client', { limit: options.tokenPerMinute, windowMs }),
+    signInAccount: new LocalLimiter('sign-in-account', {
+      limit: options.signInPerAccount ?? 10,
+      windowMs: signInWindowMs,
+    }),
+    signInAddress: new LocalLimiter('sign-in-address', {
+      limit: options.signInPerAddress ?? 50,
+      windowMs: signInWindowMs,
+    }),
   };
   if (options.redisUrl === null)
     return {
       resourceLimiter: local.resource as RateLimiter,
       tokenLimiter: local.token as RateLimiter,
       unknownClientLimiter: local.unknownClient as RateLimiter,
+      signInAccountLimiter: local.signInAccount as RateLimiter,
+      signInAddressLimiter: local.signInAddress as RateLimiter,
       close: async () => {},
     };
   const redis = connectRedis(options.redisUrl);
@@ -207,6 +227,8 @@ export function createLimiters(
     resourceLimiter: new SharedLimiter(redis, local.resource, onStateChange) as RateLimiter,
     tokenLimiter: new SharedLimiter(redis, local.token, onStateChange) as RateLimiter,
     unknownClientLimiter: new SharedLimiter(redis, local.unknownClient, onStateChange) as RateLimiter,
+    signInAccountLimiter: new SharedLimiter(redis, local.signInAccount, onStateChange) as RateLimiter,
+    signInAddressLimiter: new SharedLimiter(redis, local.signInAddress, onStateChange) as RateLimiter,
     close: async () => {
       redis.disconnect();
     },

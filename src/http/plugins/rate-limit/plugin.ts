@@ -4,11 +4,14 @@ import fp from 'fastify-plugin';
 export const rateLimitSweepPlugin = fp(
   async (app) => {
     const { resourceLimiter, tokenLimiter, unknownClientLimiter, ctx } = app.services;
+    const { signInAccountLimiter, signInAddressLimiter } = app.services;
     const sweep = setInterval(() => {
       const at = ctx.now();
       resourceLimiter.sweep(at);
       tokenLimiter.sweep(at);
       unknownClientLimiter.sweep(at);
+      signInAccountLimiter.sweep(at);
+      signInAddressLimiter.sweep(at);
     }, resourceLimiter.windowMs);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

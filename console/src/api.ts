@@ -1,0 +1,145 @@
+/**
+ * The one way the console talks to the server: JSON over fetch to the admin API, the session cookie
+ * sent by the browser, the session's CSRF token on every state-changing call, and every error turned
+ * into an `ApiProblem` from the server's problem document.
+ */
+
+export const ADMIN_API = '/api/admin/v1';
+
+export interface Company {
+  id: string;
+  name: string;
+  /** IANA zone; null when the company has none set (times are then shown in UTC). */
+  timeZone: string | null;
+}
+
+/** The zone the console shows instants in: the company's, else UTC. */
+export function companyZone(person: Pick<Person, 'company'>): string {
+  return person.company.timeZone ?? 'UTC';
+}
+
+export interface Person {
+  id: string;
+  email: string;
+  companyId: string;
+  permissions: number[];
+  superAdmin: boolean;
+  csrfToken: string;
+  company: Company;
+}
+
+export interface FieldProblem {
+  field: string;
+  message: string;
+}
+
+/** An error answer of the server (or the network), with the problem's stable name. */
+export class ApiProblem extends Error {
+  constructor(
+    readonly status: number,
+    readonly error: string,
+    readonly title: string,
+    readonly detail: string | null,
+    readonly fieldErrors: FieldProblem[] = [],
+    readonly retryAfterSeconds: number | null = null,
+  ) {
+    super(detail ?? title);
+  }
+
+  /** The message to show a person: the detail when there is one, else the title. */
+  get text(): string {
+    return this.detail ?? this.title;
+  }
+
+  fieldError(field: string): string | undefined {
+    return this.fieldErrors.find((e) => e.field === field || e.field.endsWith(`/${field}`))?.message;
+  }
+}
+
+let csrfToken: string | null = null;
+let onSessionEnded: (() => void) | null = null;
+
+export function setCsrfToken(token: string | null): void {
+  csrfToken = token;
+}
+
+/** Called whenever any call answers 401 session_required (expired, signed out elsewhere, deactivated). */
+export function whenSessionEnds(handler: () => void): void {
+  onSessionEnded = handler;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD']);
+
+export async function api<T>(
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (!SAFE_METHODS.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
+  let response: Response;
+  try {
+    response = await fetch(`${ADMIN_API}${path}`, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      cache: 'no-store',
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  } catch {
+    throw new ApiProblem(
+      0,
+      'network',
+      'The server could not be reached',
+      'Check your connection and try again.',
+    );
+  }
+  if (response.status === 204) return undefined as T;
+  const text = await response.text();
+  let parsed: unknown = null;
+  try {
+    parsed = text === '' ? null : JSON.parse(text);
+  } catch {
+    parsed = null;
+  }
+  if (response.ok) return parsed as T;
+  const problem = (parsed ?? {}) as {
+    error?: string;
+    title?: string;
+    detail?: string | null;
+    errors?: FieldProblem[] | null;
+  };
+  const retryAfter = Number(response.headers.get('retry-after'));
+  const error = new ApiProblem(
+    response.status,
+    problem.error ?? `http_${response.status}`,
+    problem.title ?? `The server answered ${response.status}`,
+    problem.detail ?? null,
+    problem.errors ?? [],
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : null,
+  );
+  if (response.status === 401 && error.error === 'session_required' && path !== '/session')
+    onSessionEnded?.();
+  throw error;
+}
+
+/** A message for any thrown value, for a status line. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiProblem) return error.text;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export const PERMISSIONS = {
+  readEntries: 47,
+  reports: 49,
+  readEmployees: 52,
+  manageKeys: 90,
+  decideEntries: 91,
+  manageEmployees: 92,
+  manageCompany: 93,
+} as const;
+
+export function may(person: Pick<Person, 'permissions' | 'superAdmin'>, permission: number): boolean {
+  return person.superAdmin || person.permissions.includes(permission);
+}

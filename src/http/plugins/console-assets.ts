@@ -1,0 +1,136 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+
+/**
+ * The console at /console: a static single page served from the package's own files, never from a
+ * CDN. `console/index.html` and `console/styles.css` are sources; `console/dist/` is what
+ * `tsc -p console/tsconfig.json` (run by `npm ci`'s prepare and by `npm run build`) compiles from
+ * `console/src/`; Preact is served from node_modules and found through the page's import map.
+ *
+ * Every file is read once at start-up into memory under a fixed URL, so no request path ever reaches
+ * the file system. Responses carry a strict Content-Security-Policy (only this origin; the one inline
+ * script, the import map, allowed by its hash), no framing and no referrer.
+ */
+
+export const CONSOLE_PATH = '/console';
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+};
+
+/** The package root: three levels above this file both in src/http/plugins and in dist/http/plugins. */
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+const CONSOLE_DIR = join(ROOT, 'console');
+const BUILT_DIR = join(CONSOLE_DIR, 'dist');
+
+function asset(body: Buffer, file: string): Asset {
+  const ext = file.slice(file.lastIndexOf('.'));
+  const type = TYPES[ext];
+  if (!type) throw new Error(`console asset of unknown type: ${file}`);
+  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+}
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+function preactFiles(): Record<string, string> {
+  const require = createRequire(import.meta.url);
+  const root = dirname(require.resolve('preact/package.json'));
+  return {
+    'preact.mjs': join(root, 'dist', 'preact.mjs'),
+    'hooks.mjs': join(root, 'hooks', 'dist', 'hooks.mjs'),
+    'jsxRuntime.mjs': join(root, 'jsx-runtime', 'dist', 'jsxRuntime.mjs'),
+  };
+}
+
+/** The CSP of the page: the import map is the one inline script, allowed by its SHA-256. */
+function contentSecurityPolicy(html: string): string {
+  const importMap = /<script type="importmap">([\s\S]*?)<\/script>/.exec(html)?.[1];
+  const scriptHash =
+    importMap === undefined ? '' : ` 'sha256-${createHash('sha256').update(importMap).digest('base64')}'`;
+  return [
+    "default-src 'none'",
+    `script-src 'self'${scriptHash}`,
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+function loadAssets(): { index: Asset; files: Map<string, Asset>; csp: string } | null {
+  if (!existsSync(join(BUILT_DIR, 'main.js'))) return null;
+  const html = readFileSync(join(CONSOLE_DIR, 'index.html'));
+  const files = new Map<string, Asset>();
+  files.set(
+    `${CONSOLE_PATH}/assets/styles.css`,
+    asset(readFileSync(join(CONSOLE_DIR, 'styles.css')), 'styles.css'),
+  );
+  for (const file of filesUnder(BUILT_DIR).filter((f) => f.endsWith('.js'))) {
+    const url = `${CONSOLE_PATH}/app/${relative(BUILT_DIR, file).split(sep).join('/')}`;
+    files.set(url, asset(readFileSync(file), file));
+  }
+  for (const [name, file] of Object.entries(preactFiles()))
+    files.set(`${CONSOLE_PATH}/vendor/preact/${name}`, asset(readFileSync(file), file));
+  return { index: asset(html, 'index.html'), files, csp: contentSecurityPolicy(html.toString('utf8')) };
+}
+
+const NOT_BUILT = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>Punchclock console</title></head>
+<body><main><h1>The console is not built</h1>
+<p>Run <code>npm run build</code> (or <code>npm ci</code>) and start the server again.</p></main></body></html>
+`;
+
+export const consoleAssetsPlugin = fp(
+  async (app: FastifyInstance) => {
+    const assets = loadAssets();
+    const securityHeaders = {
+      'content-security-policy': assets?.csp ?? "default-src 'none'",
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      'cross-origin-opener-policy': 'same-origin',
+    };
+
+    const send = (ifNoneMatch: string | undefined, reply: FastifyReply, file: Asset) => {
+      reply.headers(securityHeaders).header('cache-control', 'no-cache').header('etag', file.etag);
+      if (ifNoneMatch === file.etag) return reply.code(304).send();
+      return reply.type(file.type).send(file.body);
+    };
+
+    const hidden = { schema: { hide: true } };
+    app.get(CONSOLE_PATH, hidden, (_request, reply) => reply.redirect(`${CONSOLE_PATH}/`, 301));
+    app.get(`${CONSOLE_PATH}/`, hidden, (request, reply) => {
+      if (!assets)
+        return reply.code(503).headers(securityHeaders).type('text/html; charset=utf-8').send(NOT_BUILT);
+      return send(request.headers['if-none-match'], reply, assets.index);
+    });
+    app.get(`${CONSOLE_PATH}/*`, hidden, (request, reply) => {
+      const path = request.url.split('?', 1)[0] ?? '';
+      const file = assets?.files.get(path);
+      if (!file) return reply.callNotFound();
+      return send(request.headers['if-none-match'], reply, file);
+    });
+  },
+  { name: 'console-assets' },
+);
