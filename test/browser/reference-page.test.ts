@@ -173,6 +173,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `GET ${V1}/time-entries`,
             `GET ${V1}/changes`,
             `GET ${V1}/time-clock/status`,
+            `GET ${V1}/reports/timesheets`,
           ].sort(),
         );
 

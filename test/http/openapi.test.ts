@@ -28,6 +28,8 @@ const ALL_OPERATIONS = [
   // Added within v1 by the change-feed issue and the terminals issue.
   'GET /api/public/v1/changes',
   'GET /api/public/v1/time-clock/status',
+  // Added within v1 by the timesheets issue (21).
+  'GET /api/public/v1/reports/timesheets',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -329,6 +331,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             server.request(`${V1}/time-entries?employeeId=${employee.id}`, { token }),
           'GET /api/public/v1/changes': () => server.request(`${V1}/changes`, { token }),
           'GET /api/public/v1/time-clock/status': () => server.request(`${V1}/time-clock/status`, { token }),
+          'GET /api/public/v1/reports/timesheets': () =>
+            server.request(`${V1}/reports/timesheets`, { token }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -344,6 +348,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['attendance.read,employees.read'],
         ['leave.read'],
         ['attendance.record,attendance.read,employees.read'],
+        ['attendance.reports'],
       ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
         const token = await keyWithScopes(scopes);
         const response = await server.request(`${V1}/openapi.json`, { token });

@@ -385,10 +385,19 @@ export const TimesheetDaySchema = Type.Object({
   regularHours: Type.Number(),
   overtimeHours: Type.Number(),
   entries: Type.Integer({ description: 'entries dated on this day, of any status' }),
-  statuses: Type.Record(Type.String(), Type.Integer(), {
-    description:
-      'the entries of the day per status: open, pending_approval, approved, draft, rejected; may grow',
-  }),
+  statuses: Type.Object(
+    {
+      open: Type.Integer(),
+      pending_approval: Type.Integer(),
+      approved: Type.Integer(),
+      draft: Type.Integer(),
+      rejected: Type.Integer(),
+    },
+    {
+      additionalProperties: Type.Integer(),
+      description: 'the entries of the day per status (every status, 0 when none); may grow',
+    },
+  ),
   flags: Type.Array(TimesheetFlagSchema, {
     description: "findings of the company's working-time rule pack; they never change the figures",
   }),
