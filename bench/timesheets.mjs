@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { URLSearchParams } from 'node:url';
 import pg from 'pg';
 import { inTransaction } from '../dist/modules/context.js';
 import { createApiKey } from '../dist/modules/admin/api-keys.js';

@@ -259,7 +259,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
     it('migrate applies the migrations once on a fresh database, in JSON and in words', async () => {
       const url = await freshDatabase();
-      expect(await jsonOn(url, 'migrate')).toEqual({ applied: ['0001-initial', '0002-events', '0005-company-settings'] });
+      expect(await jsonOn(url, 'migrate')).toEqual({
+        applied: ['0001-initial', '0002-events', '0005-company-settings'],
+      });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
       const human = await runOn(url, ['migrate']);
       expect(human).toMatchObject({ code: 0, stderr: '' });
