@@ -235,6 +235,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       ['2026-11-01', 8, 8, 0, 0],
     ]);
     expect(ny.totals).toMatchObject({ workedHours: 57, regularHours: 48, overtimeHours: 9 });
+
+    // The nights the clocks go forward: the same wall-clock shift is 7 h, in both zones.
+    await work(berlin, e, '2027-03-27T22:00:00+01:00', '2027-03-28T06:00:00+02:00');
+    await work(newYork, n, '2027-03-13T22:00:00-05:00', '2027-03-14T06:00:00-04:00');
+    const spring = [
+      (await sheets(berlin, { from: '2027-03-22', to: '2027-03-28', employeeId: e })).items[0]!,
+      (await sheets(newYork, { from: '2027-03-07', to: '2027-03-14', employeeId: n })).items[0]!,
+    ];
+    expect(spring.map(figures)).toEqual([[['2027-03-27', 7, 7, 0, 0]], [['2027-03-13', 7, 7, 0, 0]]]);
   });
 
   it('de-arbzg flags breaks, the 10-hour day and the 11-hour rest, never changing overtime', async () => {
@@ -513,6 +522,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       expect(refused.body.error).toBe('insufficient_scope');
       expect(refused.headers.get('www-authenticate')).toMatch(/insufficient_scope/);
     }
+
+    // Time tracking switched off for the company: refused like every time-tracking read.
+    await inTransaction(suite.server.ctx, (tx, now) =>
+      updateCompany(tx, now, mine.fixture.companyId, { timeTracking: 'off' }),
+    );
+    expect((await get(mine, {})).body.error).toBe('time_tracking_disabled');
+    await inTransaction(suite.server.ctx, (tx, now) =>
+      updateCompany(tx, now, mine.fixture.companyId, { timeTracking: 'on' }),
+    );
 
     // A person's own token: allowed with permission 49, refused without.
     for (const [permissions, status] of [
