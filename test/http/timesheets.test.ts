@@ -5,6 +5,7 @@ import { decideEntry } from '../../src/modules/admin/days-and-entries.js';
 import { createEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { createUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { inTransaction } from '../../src/modules/context.js';
+import { planTimesheets, timesheetCsv } from '../../src/modules/timesheets/service.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { fetchToken } from '../support/server.js';
@@ -432,6 +433,34 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       { accept: 'text/csv;q=0.5, application/json' },
     );
     expect(preferred.headers.get('content-type')).toMatch(/^application\/json/);
+  });
+
+  it('streams the CSV batch by batch: the header once, every employee once, in id order', async () => {
+    const t = await tenant('Europe/Berlin', {}, 5);
+    const ids = t.fixture.employees.map((e) => e.id).sort();
+    for (const id of ids) await work(t, id, '2026-11-09T08:00:00+01:00', '2026-11-09T12:00:00+01:00');
+    const principal = { companyId: t.fixture.companyId, company: { timeZone: 'Europe/Berlin' } };
+    const plan = await planTimesheets(
+      suite.server.ctx,
+      suite.server.services.cursors,
+      principal as Parameters<typeof planTimesheets>[2],
+      { from: '2026-11-09', to: '2026-11-09' },
+    );
+    const chunks: string[] = [];
+    for await (const chunk of timesheetCsv(suite.server.ctx, plan, {
+      delimiter: ';',
+      bom: true,
+      batchSize: 2,
+    }))
+      chunks.push(chunk);
+    expect(chunks).toHaveLength(3);
+    expect(chunks.filter((c) => c.startsWith('\uFEFF'))).toHaveLength(1);
+    expect(chunks.filter((c) => c.includes('employee_id;'))).toHaveLength(1);
+    const rows = parse(chunks.join(''), { columns: true, delimiter: ';', bom: true }) as Record<
+      string,
+      string
+    >[];
+    expect(rows.map((r) => [r.employee_id, r.worked_hours])).toEqual(ids.map((id) => [id, '4.00']));
   });
 
   it('pages over employees by id, filters by workplace, applies the time-entry list’s range rules', async () => {

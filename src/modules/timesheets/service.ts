@@ -290,7 +290,7 @@ function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
  * stays bounded by one batch. `quoted_match` quotes any cell holding a line break: with CRLF records,
  * csv-stringify quotes only cells holding the whole CRLF, and a lone CR or LF would split a row.
  */
-function csvText(rows: string[][], delimiter: string, header: boolean): string {
+export function csvText(rows: string[][], delimiter: string, header: boolean): string {
   return stringify(rows, {
     delimiter,
     record_delimiter: 'windows',
@@ -308,12 +308,12 @@ function csvText(rows: string[][], delimiter: string, header: boolean): string {
 export async function* timesheetCsv(
   ctx: AppContext,
   plan: TimesheetPlan,
-  options: { delimiter: ',' | ';'; bom: boolean },
+  options: { delimiter: ',' | ';'; bom: boolean; batchSize?: number },
 ): AsyncGenerator<string, void, undefined> {
   let afterId = plan.afterId;
   let first = true;
   for (;;) {
-    const { sheets, hasMore } = await timesheetBatch(ctx, plan, afterId, CSV_BATCH);
+    const { sheets, hasMore } = await timesheetBatch(ctx, plan, afterId, options.batchSize ?? CSV_BATCH);
     const rows = sheets.flatMap(csvRows);
     const text = csvText(rows, options.delimiter, first);
     yield first && options.bom ? `\uFEFF${text}` : text;
