@@ -209,7 +209,7 @@ export interface components {
         };
         Timesheet: {
             employee: components["schemas"]["EmployeeRef"];
-            /** @description one per work date in the range with at least one entry, in date order */
+            /** @description one per work date in the range with at least one counted entry, in date order */
             days: {
                 /**
                  * Format: date
@@ -222,15 +222,12 @@ export interface components {
                 breakMinutes: number;
                 regularHours: number;
                 overtimeHours: number;
-                /** @description entries dated on this day, of any status */
+                /** @description the counted entries dated on this day (pending_approval and approved, or approved only) */
                 entries: number;
-                /** @description the entries of the day per status (every status, 0 when none); may grow */
+                /** @description the counted entries of the day per status (0 when none); may grow */
                 statuses: {
-                    open: number;
                     pending_approval: number;
                     approved: number;
-                    draft: number;
-                    rejected: number;
                 } & {
                     [key: string]: number;
                 };

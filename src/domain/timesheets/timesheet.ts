@@ -7,12 +7,13 @@ import { evaluateRules, type Flag, type RulePack, type WorkPeriod } from './rule
  * - an entry counts on its work date (the day it started), whole, however late it ends;
  * - `pending_approval` and `approved` entries count (with `approvedOnly`: approved only); `draft` and
  *   `rejected` never count; an open session counts only in `openSessions`;
- * - a day is listed when it has at least one entry of any status: `entries` and `statuses` count all
- *   of them, the figures only the counted ones;
+ * - a day is listed when it has at least one counted entry; `entries` and `statuses` count the
+ *   counted entries (in total, and per status);
  * - every sum is in seconds; the caller rounds each figure it shows once.
  */
 
-export const ENTRY_STATUSES = ['open', 'pending_approval', 'approved', 'draft', 'rejected'] as const;
+/** The statuses whose entries count (with `approvedOnly`, only the second). */
+export const COUNTED_STATUSES = ['pending_approval', 'approved'] as const;
 
 export interface TimesheetEntry {
   workDate: string;
@@ -129,15 +130,16 @@ export function buildTimesheet(input: {
   for (const date of dates) {
     const all = byDate.get(date)!;
     const work = counted.get(date)!;
+    if (date >= from) totals.openSessions += all.filter((e) => e.status === 'open').length;
     const periods: WorkPeriod[] = work.map((e) => ({
       startMs: Date.parse(e.startAt),
       endMs: Date.parse(e.endAt!),
       netSeconds: e.netSeconds!,
       breakMinutes: e.breakMinutes ?? 0,
     }));
-    if (date >= from) {
-      const statuses: Record<string, number> = Object.fromEntries(ENTRY_STATUSES.map((s) => [s, 0]));
-      for (const entry of all) statuses[entry.status] = (statuses[entry.status] ?? 0) + 1;
+    if (date >= from && work.length > 0) {
+      const statuses: Record<string, number> = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, 0]));
+      for (const entry of work) statuses[entry.status] = (statuses[entry.status] ?? 0) + 1;
       const split = overtime.get(date);
       const worked = work.reduce((sum, e) => sum + e.netSeconds!, 0);
       const breakMinutes = work.reduce((sum, e) => sum + (e.breakMinutes ?? 0), 0);
@@ -147,7 +149,7 @@ export function buildTimesheet(input: {
         breakMinutes,
         regularSeconds: split?.regularSeconds ?? worked,
         overtimeSeconds: split?.overtimeSeconds ?? 0,
-        entries: all.length,
+        entries: work.length,
         statuses,
         flags: evaluateRules(settings.rules, { date, periods, previousWorkEndMs }),
       };
@@ -160,7 +162,6 @@ export function buildTimesheet(input: {
         if (entry.status === 'approved') totals.approvedSeconds += entry.netSeconds!;
         else totals.pendingSeconds += entry.netSeconds!;
       }
-      totals.openSessions += statuses.open ?? 0;
     }
     for (const period of periods)
       previousWorkEndMs =

@@ -384,18 +384,14 @@ export const TimesheetDaySchema = Type.Object({
   breakMinutes: Type.Integer({ description: 'recorded break minutes of the counted entries' }),
   regularHours: Type.Number(),
   overtimeHours: Type.Number(),
-  entries: Type.Integer({ description: 'entries dated on this day, of any status' }),
+  entries: Type.Integer({
+    description: 'the counted entries dated on this day (pending_approval and approved, or approved only)',
+  }),
   statuses: Type.Object(
-    {
-      open: Type.Integer(),
-      pending_approval: Type.Integer(),
-      approved: Type.Integer(),
-      draft: Type.Integer(),
-      rejected: Type.Integer(),
-    },
+    { pending_approval: Type.Integer(), approved: Type.Integer() },
     {
       additionalProperties: Type.Integer(),
-      description: 'the entries of the day per status (every status, 0 when none); may grow',
+      description: 'the counted entries of the day per status (0 when none); may grow',
     },
   ),
   flags: Type.Array(TimesheetFlagSchema, {
@@ -406,7 +402,7 @@ export const TimesheetDaySchema = Type.Object({
 export const TimesheetSchema = Type.Object({
   employee: EmployeeRefSchema,
   days: Type.Array(TimesheetDaySchema, {
-    description: 'one per work date in the range with at least one entry, in date order',
+    description: 'one per work date in the range with at least one counted entry, in date order',
   }),
   totals: Type.Object({
     workedHours: Type.Number(),
