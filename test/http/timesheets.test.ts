@@ -539,6 +539,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
     );
     expect((await get(mine, { employeeId: theirs })).status).toBe(404);
     expect((await sheets(mine, { workplaceId: other.fixture.workplaceId })).items).toEqual([]);
+    // Nor in the file: the other company worked on the 9th, this one did not.
+    const file = await get(mine, { from: '2026-11-09', to: '2026-11-09' }, { accept: 'text/csv' });
+    expect(file.status).toBe(200);
+    expect(file.text).not.toContain(theirs);
+    expect(parse(file.text, { columns: true })).toEqual([]);
+    const theirFile = await get(other, { from: '2026-11-09', to: '2026-11-09' }, { accept: 'text/csv' });
+    expect(
+      (parse(theirFile.text, { columns: true }) as Record<string, string>[]).map((r) => r.employee_id),
+    ).toEqual([theirs]);
     // Another company's cursor is refused.
     const theirPage = await sheets(other, { limit: '1' });
     expect((await get(mine, { limit: '1', cursor: theirPage.nextCursor! })).status).toBe(422);
