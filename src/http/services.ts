@@ -17,6 +17,8 @@ export interface Services {
   tokenLimiter: RateLimiter;
   unknownClientLimiter: RateLimiter;
   cursors: CursorCodec;
+  /** The key that encrypts webhook secrets at rest (WEBHOOK_ENCRYPTION_KEY or the database's). */
+  webhookKey: Buffer;
   metrics: Metrics;
   urls: ReturnType<typeof resolveUrls>;
   problemFor(request: FastifyRequest, error: ApiError): ProblemBody;

@@ -96,6 +96,11 @@ const TAGS = [
     name: 'Changes',
     description: "The company's change feed: every change, once, in commit order, to follow with a cursor.",
   },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed deliveries of the change feed’s events to your endpoints (Standard Webhooks 1.0), retried for about three days.',
+  },
 ];
 
 /**

@@ -2,10 +2,12 @@ import { type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Executor } from './database.js';
 import * as initial from './migrations/0001-initial.js';
 import * as events from './migrations/0002-events.js';
+import * as webhooks from './migrations/0006-webhooks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-events': events,
+  '0006-webhooks': webhooks,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

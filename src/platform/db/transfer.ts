@@ -44,6 +44,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'app_secrets', key: ['name'] },
   { name: 'event_sequences', key: ['company_id'] },
   { name: 'events', key: ['company_id', 'seq'] },
+  { name: 'webhook_endpoints', key: ['id'] },
+  { name: 'webhook_deliveries', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}
