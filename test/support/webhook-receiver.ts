@@ -11,6 +11,8 @@ export interface ReceivedDelivery {
   /** Which of the receiver's secrets verified it by the Standard Webhooks rules (the `standardwebhooks` package). */
   verifiedWith: string[];
   status: number;
+  /** The path the delivery was posted to. */
+  path: string;
 }
 
 /**
@@ -26,6 +28,10 @@ export class WebhookReceiver {
     delivery: ReceivedDelivery,
     request: IncomingMessage,
   ) => number | { status: number; headers: Record<string, string> } = () => 204;
+  /** How long the receiver takes before it answers. */
+  delayMs = 0;
+  /** Deliveries received and not answered yet. */
+  inFlight = 0;
   private server: Server | null = null;
   url = '';
 
@@ -68,14 +74,23 @@ export class WebhookReceiver {
         payload,
         verifiedWith,
         status: 0,
+        path: request.url ?? '',
       };
       const answer = this.respond(delivery, request);
       const { status, headers: extra } =
         typeof answer === 'number' ? { status: answer, headers: {} } : answer;
       delivery.status = status;
-      this.received.push(delivery);
-      response.writeHead(status, extra);
-      response.end();
+      this.inFlight++;
+      const answer$ = () => {
+        this.inFlight--;
+        // The sender went away before the answer (killed): the delivery is recorded as not acknowledged.
+        if (request.socket.destroyed) delivery.status = -1;
+        this.received.push(delivery);
+        response.writeHead(status, extra);
+        response.end();
+      };
+      if (this.delayMs > 0) setTimeout(answer$, this.delayMs);
+      else answer$();
     });
   }
 

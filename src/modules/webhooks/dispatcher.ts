@@ -36,8 +36,11 @@ import { queueEvents, receivableTypes } from './service.js';
  *    the attempt is made again: at least once.
  */
 
-/** How long a claim holds a delivery: the 10 s send plus ample margin. */
-const LEASE_MS = 60_000;
+/**
+ * How long a claim holds a delivery: the 10 s send plus ample margin. A process killed while sending
+ * leaves its claims to be retried by any instance once this has passed.
+ */
+const LEASE_MS = 30_000;
 const CLAIM_BATCH = 20;
 const FAN_OUT_BATCH = 500;
 /** An endpoint whose every attempt failed for this long is disabled. */
