@@ -23,6 +23,7 @@ import {
   TokenResponseSchema,
   WriteResultSchema,
 } from '../schemas/common.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema, webhookDescriptions } from '../schemas/webhooks.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
@@ -125,6 +126,8 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   EmployeeRef: EmployeeRefSchema,
   FieldError: FieldErrorSchema,
   Problem: ProblemSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  WebhookDelivery: WebhookDeliverySchema,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */
@@ -215,6 +218,8 @@ function finishDocument(document: Json): Json {
     }
   }
   hoistNamedSchemas(document);
+  // OpenAPI 3.1: what each webhook delivery posts to an integrator's endpoint.
+  document.webhooks = webhookDescriptions();
   return document;
 }
 

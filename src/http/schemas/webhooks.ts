@@ -148,3 +148,88 @@ export const webhookPayloadSchema = (type: string, data: Record<string, unknown>
     data,
   },
 });
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+/** Each delivery's `data`, by event type (the change feed's `data`), and the ping's. */
+export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Record<string, unknown> }> = {
+  'time_entry.opened': { description: 'A clock-in opened a time entry.', data: ref('TimeEntry') },
+  'time_entry.completed': {
+    description: 'A time entry was completed (a clock-out, or a completed shift recorded).',
+    data: ref('TimeEntry'),
+  },
+  'time_entry.approved': { description: 'A time entry was approved.', data: ref('TimeEntry') },
+  'time_entry.rejected': { description: 'A time entry was rejected.', data: ref('TimeEntry') },
+  'day.confirmed': {
+    description: "An employee's day was confirmed (locked).",
+    data: {
+      type: 'object',
+      required: ['employee', 'date'],
+      properties: { employee: ref('EmployeeRef'), date: { type: 'string', format: 'date' } },
+    },
+  },
+  'employee.created': { description: 'An employee was created.', data: ref('EmployeeListItem') },
+  'employee.updated': { description: 'An employee was changed.', data: ref('EmployeeListItem') },
+  'employee.deleted': { description: 'An employee was deleted.', data: ref('EmployeeRef') },
+  ping: {
+    description: 'A test delivery, sent by POST /webhooks/{id}/test.',
+    data: {
+      type: 'object',
+      required: ['endpointId'],
+      properties: { endpointId: { type: 'string', format: 'uuid' } },
+    },
+  },
+};
+
+const DELIVERY_HEADERS = [
+  {
+    name: 'webhook-id',
+    description: 'The event id: the same on every retry and replay of the event; deduplicate on it.',
+  },
+  {
+    name: 'webhook-timestamp',
+    description:
+      'Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off.',
+  },
+  {
+    name: 'webhook-signature',
+    description:
+      '`v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); ' +
+      'two space-separated signatures for 24 hours after a rotation. Any one matching is enough.',
+  },
+];
+
+/** The published top-level `webhooks` (OpenAPI 3.1): one entry per event type, the delivery it receives. */
+export function webhookDescriptions(): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(WEBHOOK_EVENT_DATA).map(([type, { description, data }]) => [
+      type,
+      {
+        post: {
+          summary: `${type} delivery`,
+          description:
+            `${description} Delivered per Standard Webhooks 1.0 to the endpoints asking for \`${type}\`` +
+            (type === 'ping' ? '' : ' whose creating key may read it') +
+            '. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.',
+          operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
+          tags: ['Webhooks'],
+          parameters: DELIVERY_HEADERS.map((h) => ({
+            name: h.name,
+            in: 'header',
+            required: true,
+            description: h.description,
+            schema: { type: 'string' },
+          })),
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: webhookPayloadSchema(type, data) } },
+          },
+          responses: {
+            '200': { description: 'Acknowledged (any 2xx does)' },
+            '410': { description: 'Gone: the endpoint is disabled, nothing more is sent' },
+          },
+        },
+      },
+    ]),
+  );
+}
