@@ -1,4 +1,10 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -9,7 +15,10 @@ import {
 } from '../../client/src/index.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
+import { freePort } from '../support/processes.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
+
+const run = promisify(execFile);
 
 /*
  * The typed client's webhook operations against a real server, and its verifyWebhook checked
@@ -128,5 +137,84 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('client webhooks 
     });
     await client.deleteWebhook(created.id);
     await expect(client.getWebhook(created.id)).rejects.toBeInstanceOf(PunchclockError);
+  });
+});
+
+describe("the README's webhook receiver", () => {
+  const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+  const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  let workDir: string;
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    child?.kill();
+    if (workDir) rmSync(workDir, { recursive: true, force: true });
+  });
+
+  it('compiles against the client package, acknowledges a signed delivery and refuses a forged one', async () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const section = readme.slice(
+      readme.indexOf('<!-- webhook-receiver:start -->'),
+      readme.indexOf('<!-- webhook-receiver:end -->'),
+    );
+    const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+    expect(code).toBeDefined();
+    await run(process.execPath, [TSC, '-p', join(ROOT, 'client', 'tsconfig.json')], { cwd: ROOT });
+    workDir = mkdtempSync(join(tmpdir(), 'punchclock-receiver-'));
+    mkdirSync(join(workDir, 'node_modules', '@punchclock'), { recursive: true });
+    symlinkSync(join(ROOT, 'client'), join(workDir, 'node_modules', '@punchclock', 'client'), 'dir');
+    writeFileSync(join(workDir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
+    writeFileSync(
+      join(workDir, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          types: ['node'],
+          typeRoots: [join(ROOT, 'node_modules', '@types')],
+          outDir: 'out',
+        },
+        files: ['receiver.ts'],
+      }),
+    );
+    writeFileSync(join(workDir, 'receiver.ts'), code!);
+    await run(process.execPath, [TSC, '-p', workDir], { cwd: workDir });
+    const port = await freePort();
+    const secret = secretOf();
+    child = spawn(process.execPath, [join(workDir, 'out', 'receiver.js')], {
+      env: { ...process.env, PORT: String(port), PUNCHCLOCK_WEBHOOK_SECRET: secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout?.on('data', (chunk) => (output += String(chunk)));
+    const body = JSON.stringify({
+      type: 'time_entry.completed',
+      timestamp: new Date().toISOString(),
+      data: { id: 'entry-1', totalHours: 7.5 },
+    });
+    const now = new Date();
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': 'evt_readme',
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': new Webhook(secret).sign('evt_readme', now, body),
+    };
+    const post = async (sent: Record<string, string>) => {
+      for (let i = 0; ; i++) {
+        try {
+          return (await fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: sent, body })).status;
+        } catch (error) {
+          if (i > 50) throw error;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    };
+    expect(await post(headers)).toBe(204);
+    expect(
+      await post({ ...headers, 'webhook-signature': new Webhook(secretOf()).sign('evt_readme', now, body) }),
+    ).toBe(401);
+    expect(await post(headers)).toBe(204); // a repeat: acknowledged, applied once
+    await expect.poll(() => output).toBe('completed entry-1 7.5\n');
   });
 });
