@@ -248,7 +248,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
     it('migrate applies the migrations once on a fresh database, in JSON and in words', async () => {
       const url = await freshDatabase();
-      expect(await jsonOn(url, 'migrate')).toEqual({ applied: ['0001-initial', '0002-events', '0006-webhooks'] });
+      expect(await jsonOn(url, 'migrate')).toEqual({
+        applied: ['0001-initial', '0002-events', '0006-webhooks'],
+      });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
       const human = await runOn(url, ['migrate']);
       expect(human).toMatchObject({ code: 0, stderr: '' });
