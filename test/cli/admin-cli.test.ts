@@ -65,6 +65,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'webhooks.manage',
 ];
 const TABLES = [
   'companies',

@@ -318,6 +318,28 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     await r.waitFor((got) => got.some((d) => d.status === 204));
   });
 
+  it('an endpoint failing every attempt for 5 days is disabled with its reason', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    r.respond = () => 500;
+    const endpoint = await register(token, r, ['day.confirmed']);
+    // Its first failure, five days and a minute ago (nothing succeeded since).
+    await server.ctx.database.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: iso(Date.now() - 5 * 86_400_000 - 60_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
+    expect((await api(token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    await r.waitFor((got) => got.length >= 1);
+    let state: Endpoint;
+    for (;;) {
+      state = (await (await api(token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(state.disabledReason).toBe('every delivery failed for 5 days (last: status 500)');
+  });
+
   it('signs with both secrets for a day after a rotation', async () => {
     const { fixture, token } = await tenant();
     const r = await receiver();
