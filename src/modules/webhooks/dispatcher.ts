@@ -162,6 +162,7 @@ export class WebhookDispatcher {
                 ? 'expired'
                 : null;
           if (dead !== null || !key) {
+            // Its events stop here: the key no longer reads them.
             await updateEndpointRow(tx, endpoint.id, {
               status: 'disabled',
               disabled_reason: `the API key that created this endpoint ${dead ?? 'was deleted'}`,
