@@ -422,6 +422,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "time_entry.break_started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time_entry.break_started delivery
+         * @description A break began in an open time entry (its `breaks` end with the open one). Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.break_started` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["timeEntryBreakStartedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time_entry.break_ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time_entry.break_ended delivery
+         * @description An open time entry's break ended. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.break_ended` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["timeEntryBreakEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "day.confirmed": {
         parameters: {
             query?: never;
@@ -5347,6 +5387,96 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     type: "time_entry.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["TimeEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeEntryBreakStartedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "time_entry.break_started";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["TimeEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeEntryBreakEndedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "time_entry.break_ended";
                     /**
                      * Format: date-time
                      * @description when the event occurred

@@ -188,7 +188,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         );
         // OpenAPI 3.1 webhooks: each delivery's payload, rendered in a section of their own.
         const webhookNames = Object.keys(description.webhooks as Json);
-        expect(webhookNames).toHaveLength(9);
+        expect(webhookNames).toHaveLength(11);
 
         const { page, log } = await openLoggedPage(context, server.listenUrl);
         await page.goto(`${server.listenUrl}${DOCS}`);

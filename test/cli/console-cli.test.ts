@@ -89,7 +89,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       return row.password_hash;
     }
 
-    it('user create knows the console permissions 91, 92, 93 and no others', async () => {
+    it('user create knows the console permissions 91, 92, 93 (and 94 of webhooks.manage), no others', async () => {
       const result = await cli(database.url, [
         'user',
         'create',
@@ -98,10 +98,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         '--email',
         'x@acme.example',
         '--permissions',
-        '94',
+        '95',
       ]);
       expect(result.code).toBe(1);
-      expect(result.stderr).toMatch(/^error: unknown permission 94; known: .*90, 91, 92, 93\n$/);
+      expect(result.stderr).toMatch(/^error: unknown permission 95; known: .*94, 90, 91, 92, 93\n$/);
     });
 
     it('user invite prints a one-use link of 72 hours with the token in the fragment; only its hash is stored', async () => {

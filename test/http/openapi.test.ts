@@ -208,6 +208,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'employee.created',
           'employee.updated',
           'employee.deleted',
+          'time_entry.break_started',
+          'time_entry.break_ended',
           'ping',
         ].sort(),
       );

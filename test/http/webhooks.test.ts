@@ -84,7 +84,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
   const punch = (
     token: string,
     employeeId: string,
-    type: 'clock_in' | 'clock_out',
+    type: 'clock_in' | 'clock_out' | 'break_start' | 'break_end',
     at: number,
     headers = {},
   ) =>
@@ -202,6 +202,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
         .status,
     ).toBe(200);
     expect((await punch(token, first!.id, 'clock_in', now - 3 * 3_600_000)).status).toBe(201);
+    expect((await punch(token, first!.id, 'break_start', now - 2 * 3_600_000)).status).toBe(201);
+    expect((await punch(token, first!.id, 'break_end', now - 2 * 3_600_000 + 1_800_000)).status).toBe(201);
     const closed = await punch(token, first!.id, 'clock_out', now - 3_600_000);
     expect(closed.status).toBe(201);
     const entryId = ((await closed.json()) as { timeEntryId: string }).timeEntryId;
@@ -226,9 +228,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     await inTransaction(server.ctx, (tx, at) => updateEmployee(tx, at, hired!.id, { firstName: 'Hook' }));
     await inTransaction(server.ctx, (tx, at) => deleteEmployee(tx, at, hired!.id));
 
-    const received = await r.waitFor((got) => got.length >= 9);
+    const received = await r.waitFor((got) => got.length >= 11);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(r.received).toHaveLength(9);
+    expect(r.received).toHaveLength(11);
     verifiedAll(received);
     expect(new Set(received.map((d) => d.payload.type))).toEqual(new Set(EVENT_TYPES));
     // The change feed's events, same ids and data.
@@ -236,7 +238,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
       await server.request('/api/public/v1/changes?limit=100&start=oldest', { token })
     ).json()) as { items: { id: string; type: string; occurredAt: string; data: unknown }[] };
     const events = feed.items.slice(fixture.employees.length);
-    expect(events).toHaveLength(9);
+    expect(events).toHaveLength(11);
     const byId = new Map(received.map((d) => [d.id, d]));
     for (const event of events) {
       const delivery = byId.get(event.id);

@@ -160,6 +160,14 @@ export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Rec
   },
   'time_entry.approved': { description: 'A time entry was approved.', data: ref('TimeEntry') },
   'time_entry.rejected': { description: 'A time entry was rejected.', data: ref('TimeEntry') },
+  'time_entry.break_started': {
+    description: 'A break began in an open time entry (its `breaks` end with the open one).',
+    data: ref('TimeEntry'),
+  },
+  'time_entry.break_ended': {
+    description: "An open time entry's break ended.",
+    data: ref('TimeEntry'),
+  },
   'day.confirmed': {
     description: "An employee's day was confirmed (locked).",
     data: {
