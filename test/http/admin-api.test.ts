@@ -244,6 +244,40 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
       );
     });
 
+    it('rotates a key only for a person who may grant all its scopes (a new secret is the key’s whole power)', async () => {
+      const admin90 = await client.fresh().signedIn(admin);
+      const wide = await json<ApiKeyBody>(
+        await admin90.request('/api-keys', {
+          method: 'POST',
+          json: { name: 'Wide', scopes: ['attendance.read', 'employees.read'] },
+        }),
+        201,
+      );
+      const keysOnly = await signedIn(a.companyId, '90');
+      const refused = await expectProblem(
+        await keysOnly.request(`/api-keys/${wide.id}/rotate`, {
+          method: 'POST',
+          json: { graceSeconds: 86_400 },
+        }),
+        403,
+        'forbidden',
+      );
+      expect(refused.detail).toContain('attendance.read');
+      // The key is unchanged: its secret still gets a token.
+      await fetchToken(server, wide.clientId, wide.clientSecret!);
+      // A key of machine scopes only is theirs to rotate.
+      const machine = await json<ApiKeyBody>(
+        await admin90.request('/api-keys', {
+          method: 'POST',
+          json: { name: 'Clock', scopes: ['attendance.record'] },
+        }),
+        201,
+      );
+      expect(
+        (await keysOnly.request(`/api-keys/${machine.id}/rotate`, { method: 'POST', json: {} })).status,
+      ).toBe(200);
+    });
+
     it("gives 404 for another company's key, and leaves it working", async () => {
       const browser = await signedIn(a.companyId, '90', true);
       await expectProblem(

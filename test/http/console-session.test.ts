@@ -4,7 +4,7 @@ import { startServer } from '../../src/app/server.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { deactivateUser } from '../../src/modules/admin/users.js';
-import { inviteUser } from '../../src/modules/console/service.js';
+import { inviteUser, setUserPassword } from '../../src/modules/console/service.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD, type Person } from '../support/admin-api.js';
 import { testDialects } from '../support/databases.js';
@@ -329,6 +329,33 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
       'invalid_credentials',
     );
     expect((await client.fresh().signIn(someone.email, newPassword)).status).toBe(200);
+  });
+
+  it("ends older invitations when a newer one is made, one is accepted, or the CLI sets the password; accepting ends the browser's earlier session", async () => {
+    const someone = await createPerson(server.ctx, companyId, { email: `reinvited${++serial}@acme.example` });
+    const invite = async () =>
+      (await inTransaction(server.ctx, (tx, now) => inviteUser(tx, now, someone.id, 'http://x'))).url
+        .split('/')
+        .at(-1)!;
+    const accept = (token: string, browser = client.fresh()) =>
+      browser.request('/invitations/accept', { method: 'POST', json: { token, password: PASSWORD } });
+    const first = await invite();
+    const second = await invite();
+    // The newer link replaced the older one.
+    await expectProblem(await accept(first), 410, 'invitation_invalid');
+    // The browser was signed in as somebody else: accepting ends that session too.
+    const other = await person();
+    const browser = client.fresh();
+    expect((await browser.signIn(other.email, other.password)).status).toBe(200);
+    const earlierCookie = browser.cookie;
+    expect((await accept(second, browser)).status).toBe(200);
+    const stale = client.fresh();
+    stale.cookie = earlierCookie;
+    await expectProblem(await stale.request('/session'), 401, 'session_required');
+    // A link made before the CLI set the password opens nothing afterwards.
+    const third = await invite();
+    await setUserPassword(server.ctx, someone.id, 'set on the command line');
+    await expectProblem(await accept(third), 410, 'invitation_invalid');
   });
 
   it('refuses an unknown or expired invitation with 410 invitation_invalid', async () => {

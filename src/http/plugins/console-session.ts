@@ -41,8 +41,9 @@ export function readCookie(request: FastifyRequest, name: string): string | null
   return null;
 }
 
-function secureCookies(services: Services): boolean {
-  return services.urls.publicBaseUrl.startsWith('https:');
+/** Secure when the public base URL is https, or when this request came over https (a TLS proxy, TRUST_PROXY). */
+function secureCookies(services: Services, request: FastifyRequest): boolean {
+  return services.urls.publicBaseUrl.startsWith('https:') || request.protocol === 'https';
 }
 
 /**
@@ -51,7 +52,8 @@ function secureCookies(services: Services): boolean {
  * server ends the session on its own timeouts.
  */
 export function setSessionCookie(services: Services, reply: FastifyReply, sessionId: string): void {
-  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secureCookies(services) ? ['Secure'] : [])];
+  const secure = secureCookies(services, reply.request);
+  const attributes = ['Path=/', 'HttpOnly', 'SameSite=Lax', ...(secure ? ['Secure'] : [])];
   reply.header('set-cookie', [`${SESSION_COOKIE}=${sessionId}`, ...attributes].join('; '));
 }
 
@@ -62,7 +64,7 @@ export function clearSessionCookie(services: Services, reply: FastifyReply): voi
     'SameSite=Lax',
     'Max-Age=0',
     'Expires=Thu, 01 Jan 1970 00:00:00 GMT',
-    ...(secureCookies(services) ? ['Secure'] : []),
+    ...(secureCookies(services, reply.request) ? ['Secure'] : []),
   ];
   reply.header('set-cookie', [`${SESSION_COOKIE}=`, ...attributes].join('; '));
 }

@@ -5,7 +5,7 @@ import { createApiKey, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
 import { requireCompany, updateCompany } from '../admin/companies.js';
 import { invalid, parseDateOrDateTime, requireText, requireTimeZone } from '../admin/validation.js';
 import { parseCidrList } from '../auth/ip-allowlist.js';
-import { isScopeId } from '../auth/scopes.js';
+import { isScopeId, mayGrantScope } from '../auth/scopes.js';
 import { confirmDay, decideEntry } from '../admin/days-and-entries.js';
 import type { ConsolePerson } from '../console/service.js';
 import { type Actor, type AppContext, inTransaction } from '../context.js';
@@ -121,6 +121,17 @@ export function createKey(
 export function rotateKey(ctx: AppContext, person: ConsolePerson, keyId: string, graceSeconds?: number) {
   return inTransaction(ctx, async (tx, now) => {
     const key = await requireOwnKey(tx, person, keyId);
+    // A new secret is the key's whole power: only someone who could have granted its scopes gets one
+    // (the specification's rule for creating a key), or a person holding 90 alone could read what
+    // a key of wider scopes reads.
+    const beyond = (JSON.parse(key.scopes) as string[]).filter(
+      (scope) => !isScopeId(scope) || !mayGrantScope(person, scope),
+    );
+    if (beyond.length > 0)
+      throw new ApiError(
+        'forbidden',
+        `this key has scope(s) you may not grant (${beyond.join(', ')}); ask someone who may to rotate it`,
+      );
     const rotated = await rotateApiKey(
       tx,
       now,

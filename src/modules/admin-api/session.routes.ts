@@ -138,6 +138,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
           200: PersonSchema,
           ...adminErrors([
             'invitation_invalid',
+            'rate_limited',
             'csrf_failed',
             'validation_failed',
             'payload_too_large',
@@ -148,7 +149,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       checkOrigin(request, services, false);
-      const { sessionId, person } = await acceptInvitation(services.ctx, settings, request.body);
+      // Unauthenticated, like sign-in: counted per address with it.
+      await charge(services.signInAddressLimiter, request.ip, reply);
+      const { sessionId, person } = await acceptInvitation(
+        services.ctx,
+        settings,
+        request.body,
+        readCookie(request, SESSION_COOKIE),
+      );
       setSessionCookie(services, reply, sessionId);
       return person;
     },

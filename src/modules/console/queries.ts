@@ -93,6 +93,31 @@ export async function insertInvitation(
     .execute();
 }
 
+/** Whether an invitation is unused and unexpired now (a cheap look before a password is hashed). */
+export async function invitationIsOpen(db: Executor, tokenHash: string, at: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('console_invitations')
+    .select(['user_id'])
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', at)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/**
+ * Ends every open invitation of a person: a newer link, an accepted one or a password set by the CLI
+ * replaces them, so an older link that leaked is no password reset for the rest of its 72 hours.
+ */
+export async function endInvitationsOfUser(tx: Tx, userId: string, at: string): Promise<void> {
+  await tx
+    .updateTable('console_invitations')
+    .set({ used_at: at })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .execute();
+}
+
 /** Marks the invitation used if it is still unused and unexpired; the user id when it was, else undefined. */
 export async function claimInvitation(tx: Tx, tokenHash: string, at: string): Promise<string | undefined> {
   const row = await tx

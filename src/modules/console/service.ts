@@ -15,6 +15,8 @@ import {
 } from './passwords.js';
 import {
   claimInvitation,
+  endInvitationsOfUser,
+  invitationIsOpen,
   deleteExpiredSessions,
   deleteSession,
   deleteSessionsOfUser,
@@ -203,6 +205,7 @@ export async function inviteUser(tx: Tx, now: number, userId: string, publicBase
   const token = randomToken();
   const at = new Date(now).toISOString();
   const expiresAt = new Date(now + INVITATION_HOURS * 3_600_000).toISOString();
+  await endInvitationsOfUser(tx, user.id, at);
   await insertInvitation(tx, {
     token_hash: tokenHash(token),
     user_id: user.id,
@@ -230,6 +233,7 @@ export async function setUserPassword(ctx: AppContext, userId: string, password:
     if (user.active !== 1) throw invalid(`user ${user.id} is deactivated`);
     await setPasswordHash(tx, user.id, hash);
     await deleteSessionsOfUser(tx, user.id);
+    await endInvitationsOfUser(tx, user.id, new Date(ctx.now()).toISOString());
     await recordAudit(tx, {
       companyId: user.company_id,
       actorType: 'cli',
@@ -251,19 +255,28 @@ export async function acceptInvitation(
   ctx: AppContext,
   settings: SessionSettings,
   input: { token: string; password: string },
+  previousSessionId: string | null = null,
 ) {
   requireAcceptablePassword(input.password);
+  // A token that opens nothing costs no scrypt: the look is cheap (the token has 256 bits, nothing to
+  // guess), and an unauthenticated flood of random tokens cannot fill the thread pool with hashing.
+  if (!(await invitationIsOpen(ctx.database.db, tokenHash(input.token), new Date(ctx.now()).toISOString())))
+    throw new ApiError('invitation_invalid');
   // Hashed before the transaction: scrypt's time is not spent holding a write lock.
   const hash = await hashPassword(input.password);
   return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
     const at = new Date(now).toISOString();
+    // The conditional claim decides (two accepts at once: one wins).
     const userId = await claimInvitation(tx, tokenHash(input.token), at);
     if (userId === undefined) throw new ApiError('invitation_invalid');
     const person = await findPerson(tx, userId);
     if (!person || person.active !== 1) throw new ApiError('invitation_invalid');
     await setPasswordHash(tx, userId, hash);
     await deleteSessionsOfUser(tx, userId);
+    await endInvitationsOfUser(tx, userId, at);
+    // The browser's earlier session (another person's, perhaps) ends, as at sign-in.
+    if (previousSessionId) await deleteSession(tx, tokenHash(previousSessionId));
     await recordAudit(tx, {
       ...personActor(person.company_id, userId, at),
       action: 'user.set_password',
