@@ -319,6 +319,83 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
     expect(sheet.totals).toMatchObject({ workedHours: 27.5, overtimeHours: 0, breakMinutes: 30 });
   });
 
+  /** Live punches through the public API (clock_in, break_start, break_end, clock_out), in order. */
+  async function punches(t: Tenant, employeeId: string, events: [string, string][]) {
+    for (const [type, at] of events) {
+      await moveTo(t, Date.parse(at) + 1000);
+      const reply = await t.clock({ employee: { id: employeeId }, type, occurredAt: at });
+      expect(reply.status, reply.text).toBe(201);
+    }
+  }
+
+  it('judges punched breaks where they were taken: us-ca meals by their real start, de-arbzg parts of 15 minutes', async () => {
+    const berlin = await tenant('Europe/Berlin', { workingTimeRules: 'us-ca' });
+    const e = berlin.fixture.employees[0]!.id;
+    // 9 h worked, the meal 14:00-14:30 begins after 6 h of work: late (its minutes alone would sit after 4.5 h).
+    await punches(berlin, e, [
+      ['clock_in', '2026-11-10T08:00:00+01:00'],
+      ['break_start', '2026-11-10T14:00:00+01:00'],
+      ['break_end', '2026-11-10T14:30:00+01:00'],
+      ['clock_out', '2026-11-10T17:30:00+01:00'],
+    ]);
+    // 7 h worked with three 10-minute breaks.
+    await punches(berlin, e, [
+      ['clock_in', '2026-11-11T08:00:00+01:00'],
+      ['break_start', '2026-11-11T10:00:00+01:00'],
+      ['break_end', '2026-11-11T10:10:00+01:00'],
+      ['break_start', '2026-11-11T12:00:00+01:00'],
+      ['break_end', '2026-11-11T12:10:00+01:00'],
+      ['break_start', '2026-11-11T14:00:00+01:00'],
+      ['break_end', '2026-11-11T14:10:00+01:00'],
+      ['clock_out', '2026-11-11T15:30:00+01:00'],
+    ]);
+    const range = { from: '2026-11-09', to: '2026-11-15', employeeId: e };
+    const us = (await sheets(berlin, range)).items[0]!;
+    expect(us.days.map((d) => [d.date, d.workedHours, d.breakMinutes, d.flags.map((f) => f.rule)])).toEqual([
+      ['2026-11-10', 9, 30, ['us-ca.daily-overtime', 'us-ca.meal']],
+      ['2026-11-11', 7, 30, ['us-ca.meal']],
+    ]);
+    expect(us.days[0]!.flags[1]!.message).toBe(
+      '9.00 h worked without a meal period of 30 min starting by the end of the fifth hour (the first began after 6.00 h of work) (Labor Code §512)',
+    );
+    expect(us.days[1]!.flags[0]!.message).toMatch(/none of 30 min was taken/);
+    // The same entries under de-arbzg: the three 10-minute breaks are no part of at least 15 minutes.
+    await inTransaction(suite.server.ctx, (tx, now) =>
+      updateCompany(tx, now, berlin.fixture.companyId, { workingTimeRules: 'de-arbzg' }),
+    );
+    const de = (await sheets(berlin, range)).items[0]!;
+    expect(de.days.map((d) => [d.date, d.flags.map((f) => f.rule)])).toEqual([
+      ['2026-11-10', []],
+      ['2026-11-11', ['de-arbzg.break']],
+    ]);
+    expect(de.days[1]!.flags[0]!.message).toBe(
+      '7.00 h worked with 0 min of breaks; at least 30 min are required beyond 6 h (ArbZG §4)',
+    );
+
+    // New York: 12 h worked, the meal 10:00-10:30 begins after 3 h: in time (its minutes alone would sit after 6 h).
+    const newYork = await tenant('America/New_York', { workingTimeRules: 'us-ca' });
+    const n = newYork.fixture.employees[0]!.id;
+    await punches(newYork, n, [
+      ['clock_in', '2026-11-10T07:00:00-05:00'],
+      ['break_start', '2026-11-10T10:00:00-05:00'],
+      ['break_end', '2026-11-10T10:30:00-05:00'],
+      ['clock_out', '2026-11-10T19:30:00-05:00'],
+    ]);
+    const ny = (await sheets(newYork, { from: '2026-11-09', to: '2026-11-15', employeeId: n })).items[0]!;
+    expect(ny.days.map((d) => [d.date, d.workedHours, d.breakMinutes, d.flags.map((f) => f.rule)])).toEqual([
+      ['2026-11-10', 12, 30, ['us-ca.daily-overtime']],
+    ]);
+    // The CSV file carries the same flags.
+    const csv = await get(
+      newYork,
+      { from: '2026-11-09', to: '2026-11-15', employeeId: n },
+      { accept: 'text/csv' },
+    );
+    expect(csv.status).toBe(200);
+    expect(csv.text).toContain('us-ca.daily-overtime');
+    expect(csv.text).not.toContain('us-ca.meal');
+  });
+
   it('writes a CSV file a real parser reads back, neutralising formulas, with a semicolon and a BOM on request', async () => {
     const t = await tenant('Europe/Berlin', { workingTimeRules: 'de-arbzg' }, 1);
     const [plain] = t.fixture.employees;

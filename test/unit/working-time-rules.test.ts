@@ -145,6 +145,117 @@ describe('us-ca (California Labor Code)', () => {
   });
 });
 
+/** A clocked session from `start` to `end` with punched breaks (UTC wall clocks of DATE), like a clock-out computes it. */
+function punched(start: string, end: string, breaks: [string, string][]): WorkPeriod {
+  const startMs = at(start);
+  const endMs = at(end);
+  const spans = breaks.map(([s, e]) => ({ startMs: at(s), endMs: at(e) }));
+  const breakMinutes = spans.reduce((sum, b) => sum + Math.round((b.endMs - b.startMs) / 60_000), 0);
+  return {
+    startMs,
+    endMs,
+    netSeconds: (endMs - startMs) / 1000 - breakMinutes * 60,
+    breakMinutes,
+    breaks: spans,
+  };
+}
+
+describe('punched breaks (real start and end instants)', () => {
+  it('us-ca.meal: a punched meal after six hours of work is late, though its minutes alone would sit in the middle', () => {
+    // 08:00-17:30 with a meal 14:00-14:30: 9 h worked, the meal begins after 6 h.
+    const late = day([punched('08:00', '17:30', [['14:00', '14:30']])]);
+    expect(usCaMeal(late)).toEqual([
+      {
+        rule: 'us-ca.meal',
+        date: DATE,
+        message:
+          '9.00 h worked without a meal period of 30 min starting by the end of the fifth hour (the first began after 6.00 h of work) (Labor Code §512)',
+      },
+    ]);
+    // The same minutes without their instants stay in the middle (after 4.5 h): no flag, as before.
+    expect(usCaMeal(day([period('08:00', '17:30', 30)]))).toEqual([]);
+  });
+
+  it('us-ca.meal: a punched meal after three hours of a twelve-hour day is in time', () => {
+    // 07:00-19:30 with a meal 10:00-10:30: 12 h worked, the meal begins after 3 h.
+    expect(usCaMeal(day([punched('07:00', '19:30', [['10:00', '10:30']])]))).toEqual([]);
+    // Without instants the 30 minutes would sit after 6 h of work: flagged.
+    expect(usCaMeal(day([period('07:00', '19:30', 30)]))).toHaveLength(1);
+  });
+
+  it('us-ca.meal: work before a break is the time since clock-in less earlier breaks, plus earlier entries', () => {
+    // 06:00-08:00 (2 h), then 08:30-16:00 with a 15-min break at 09:00 and a meal at 12:00:
+    // before the meal 2 h + (3.5 h - 0.25 h) = 5.25 h: late. The 30-min gap at 08:00 comes after 2 h: in time.
+    const withGap = day([
+      period('06:00', '08:00'),
+      punched('08:30', '16:00', [
+        ['09:00', '09:15'],
+        ['12:00', '12:30'],
+      ]),
+    ]);
+    expect(usCaMeal(withGap)).toEqual([]);
+    const noGap = day([
+      period('06:00', '08:30'),
+      punched('08:30', '16:00', [
+        ['09:00', '09:15'],
+        ['12:00', '12:30'],
+      ]),
+    ]);
+    expect(usCaMeal(noGap)[0]!.message).toMatch(/first began after 5\.75 h of work/);
+    // A meal that begins exactly at the end of the fifth hour is in time.
+    expect(usCaMeal(day([punched('08:00', '14:00', [['13:00', '13:30']])]))).toEqual([]);
+    // A 29-minute punched break is no meal period.
+    expect(usCaMeal(day([punched('08:00', '14:00', [['10:00', '10:29']])]))[0]!.message).toMatch(
+      /none of 30 min was taken/,
+    );
+  });
+
+  it('de-arbzg.break: punched breaks count only in parts of at least 15 minutes', () => {
+    // 08:00-15:30 with three 10-minute breaks: 7 h worked, no part of 15 minutes, 0 of 30 min.
+    const short = day([
+      punched('08:00', '15:30', [
+        ['10:00', '10:10'],
+        ['12:00', '12:10'],
+        ['14:00', '14:10'],
+      ]),
+    ]);
+    expect(deArbzgBreak(short)).toEqual([
+      {
+        rule: 'de-arbzg.break',
+        date: DATE,
+        message: '7.00 h worked with 0 min of breaks; at least 30 min are required beyond 6 h (ArbZG §4)',
+      },
+    ]);
+    // 15 + 15 punched count; 10 + 20 count only 20.
+    expect(
+      deArbzgBreak(
+        day([
+          punched('08:00', '15:30', [
+            ['10:00', '10:15'],
+            ['12:00', '12:15'],
+          ]),
+        ]),
+      ),
+    ).toEqual([]);
+    expect(
+      deArbzgBreak(
+        day([
+          punched('08:00', '15:30', [
+            ['10:00', '10:10'],
+            ['12:00', '12:20'],
+          ]),
+        ]),
+      )[0]!.message,
+    ).toMatch(/^7\.00 h worked with 20 min of breaks/);
+    // A punched 15-minute break and a 15-minute gap between entries make 30.
+    expect(
+      deArbzgBreak(day([punched('08:00', '12:15', [['10:00', '10:15']]), period('12:30', '15:15')])),
+    ).toEqual([]);
+    // Minutes without instants still count whole (their parts are unknown).
+    expect(deArbzgBreak(day([period('08:00', '15:30', 30)]))).toEqual([]);
+  });
+});
+
 describe('rule packs', () => {
   it('none raises nothing; each pack raises only its own rules', () => {
     const long = day([period('05:00', '19:00')], at('22:00', '2026-11-09'));

@@ -2,13 +2,22 @@
  * Working-time rule packs: checks a company may turn on (`--working-time-rules`) whose findings are
  * shown on the timesheet as flags. They never block a punch and never change the overtime figures.
  *
- * Break time of a day (docs/timesheets.md): the recorded break minutes of the day's entries plus the
- * gaps between consecutive entries of that day. Entries record their breaks as a number of minutes
- * (one unpaid break in the middle of a shift, or the sum of several), not as timestamps, so:
- * - de-arbzg.break counts a recorded break whole and a gap between entries when it lasts at least
- *   15 minutes (ArbZG §4: breaks may be split into parts of at least 15 minutes);
- * - us-ca.meal places a recorded break in the middle of its entry's working time (as the public API
- *   describes a shift's break) and a gap where it is.
+ * Break time of a day (docs/timesheets.md): the breaks of the day's entries plus the gaps between
+ * consecutive entries of that day. An entry's breaks come in one of two forms:
+ * - punched breaks (`break_start` / `break_end` of a clocked session, issue 20): real spans with a start
+ *   and an end instant (`WorkPeriod.breaks`), which the rules take where and as long as they are;
+ * - a number of minutes only (a completed shift sent with `breakMinutes`, or a session without
+ *   punched breaks): one unpaid break assumed in the middle of the entry's working time (as the public
+ *   API describes a shift's break).
+ * So:
+ * - de-arbzg.break counts a punched break or a gap between entries only when it lasts at least 15
+ *   minutes (ArbZG §4: breaks may be split into parts of at least 15 minutes), and a break given only
+ *   as minutes whole (its parts are unknown);
+ * - us-ca.meal takes as a meal period any break or gap of at least 30 minutes (its real length for a
+ *   punched break or a gap, its recorded minutes otherwise), with the day's work done before it began:
+ *   for a punched break, the time from its entry's start less the entry's earlier breaks; for minutes
+ *   only, half the entry's working time; for a gap, the work of the entries before it; each plus the
+ *   work of the day's earlier entries.
  */
 
 export const RULE_PACKS = ['none', 'de-arbzg', 'us-ca'] as const;
@@ -32,12 +41,22 @@ export interface Flag {
   message: string;
 }
 
-/** One entry's working time on the day: its instants, net working seconds and recorded break. */
+/** A punched break: its start and end instants (epoch milliseconds). */
+export interface BreakSpan {
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * One entry's working time on the day: its instants, net working seconds and recorded break minutes;
+ * with `breaks` (punched breaks, in any order), the rules use those spans instead of `breakMinutes`.
+ */
 export interface WorkPeriod {
   startMs: number;
   endMs: number;
   netSeconds: number;
   breakMinutes: number;
+  breaks?: readonly BreakSpan[];
 }
 
 export interface RuleDay {
@@ -82,6 +101,44 @@ function gaps(periods: readonly WorkPeriod[]): { seconds: number; workBefore: nu
   return result;
 }
 
+function hasSpans(period: WorkPeriod): period is WorkPeriod & { breaks: readonly BreakSpan[] } {
+  return period.breaks !== undefined && period.breaks.length > 0;
+}
+
+/**
+ * Every break of the day's (sorted) periods with its length and the day's work done before it began:
+ * punched breaks where they are, a break given only as minutes in the middle of its entry.
+ */
+function entryBreaks(
+  periods: readonly WorkPeriod[],
+): { seconds: number; workBefore: number; timed: boolean }[] {
+  const result: { seconds: number; workBefore: number; timed: boolean }[] = [];
+  let workBefore = 0;
+  for (const period of periods) {
+    if (hasSpans(period)) {
+      let earlierBreaks = 0;
+      for (const span of [...period.breaks].sort((a, b) => a.startMs - b.startMs)) {
+        const seconds = Math.max(0, (span.endMs - span.startMs) / 1000);
+        const elapsed = Math.max(0, (span.startMs - period.startMs) / 1000 - earlierBreaks);
+        result.push({
+          seconds,
+          workBefore: workBefore + Math.min(elapsed, period.netSeconds),
+          timed: true,
+        });
+        earlierBreaks += seconds;
+      }
+    } else if (period.breakMinutes > 0) {
+      result.push({
+        seconds: period.breakMinutes * MINUTE,
+        workBefore: workBefore + period.netSeconds / 2,
+        timed: false,
+      });
+    }
+    workBefore += period.netSeconds;
+  }
+  return result;
+}
+
 /**
  * ArbZG §4: work is interrupted by breaks of at least 30 minutes in total when it lasts more than six
  * hours and 45 minutes when it lasts more than nine; breaks may be split into parts of at least 15
@@ -92,11 +149,11 @@ export function deArbzgBreak(day: RuleDay): Flag[] {
   const required = worked > 9 * HOUR ? 45 * MINUTE : worked > 6 * HOUR ? 30 * MINUTE : 0;
   if (required === 0) return [];
   const periods = sortedPeriods(day);
-  const taken =
-    periods.reduce((sum, p) => sum + p.breakMinutes * MINUTE, 0) +
-    gaps(periods)
-      .filter((gap) => gap.seconds >= 15 * MINUTE)
-      .reduce((sum, gap) => sum + gap.seconds, 0);
+  // A timed part (a punched break, a gap) counts only when it lasts at least 15 minutes; minutes alone
+  // count whole (their parts are unknown).
+  const taken = [...entryBreaks(periods), ...gaps(periods).map((gap) => ({ ...gap, timed: true }))]
+    .filter((part) => !part.timed || part.seconds >= 15 * MINUTE)
+    .reduce((sum, part) => sum + part.seconds, 0);
   if (taken >= required) return [];
   return [
     {
@@ -176,16 +233,7 @@ export function usCaMeal(day: RuleDay): Flag[] {
   if (worked <= 5 * HOUR) return [];
   const periods = sortedPeriods(day);
   // Each meal candidate with the working time done before it began.
-  const candidates: { seconds: number; workBefore: number }[] = gaps(periods);
-  let workBefore = 0;
-  for (const period of periods) {
-    if (period.breakMinutes > 0)
-      candidates.push({
-        seconds: period.breakMinutes * MINUTE,
-        workBefore: workBefore + period.netSeconds / 2,
-      });
-    workBefore += period.netSeconds;
-  }
+  const candidates: { seconds: number; workBefore: number }[] = [...gaps(periods), ...entryBreaks(periods)];
   const meals = candidates
     .filter((c) => c.seconds >= 30 * MINUTE)
     .sort((a, b) => a.workBefore - b.workBefore);

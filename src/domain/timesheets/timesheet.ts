@@ -1,6 +1,6 @@
 import { addDays } from '../time-zone.js';
 import { computeOvertime, type OvertimeSettings, workweekStartOf } from './overtime.js';
-import { evaluateRules, type Flag, type RulePack, type WorkPeriod } from './rules.js';
+import { type BreakSpan, evaluateRules, type Flag, type RulePack, type WorkPeriod } from './rules.js';
 
 /*
  * One employee's timesheet over a range of work dates, from their entries (docs/timesheets.md):
@@ -21,6 +21,8 @@ export interface TimesheetEntry {
   endAt: string | null;
   netSeconds: number | null;
   breakMinutes: number | null;
+  /** Its punched breaks (closed spans), when it was clocked with breaks; else only `breakMinutes`. */
+  breaks?: readonly BreakSpan[];
   status: string;
 }
 
@@ -136,6 +138,7 @@ export function buildTimesheet(input: {
       endMs: Date.parse(e.endAt!),
       netSeconds: e.netSeconds!,
       breakMinutes: e.breakMinutes ?? 0,
+      ...(e.breaks && e.breaks.length > 0 ? { breaks: e.breaks } : {}),
     }));
     if (date >= from && work.length > 0) {
       const statuses: Record<string, number> = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, 0]));

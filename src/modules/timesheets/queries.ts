@@ -2,8 +2,9 @@ import type { Executor } from '../../platform/db/database.js';
 
 /*
  * The reads of a timesheet report, a fixed number per batch of employees whatever its size: the
- * batch of employees (one page, by id), their entries over the range and its lookback, and their
- * schedules. Entries are read from the (employee_id, work_date, id) index.
+ * batch of employees (one page, by id), their entries over the range and its lookback, the punched
+ * breaks of those entries, and their schedules. Entries are read from the (employee_id, work_date, id)
+ * index; breaks from the (time_entry_id, start_at) index, for the entries the same filter selects.
  */
 
 export interface TimesheetSettingsRow {
@@ -51,6 +52,7 @@ export async function listReportEmployees(
 }
 
 export interface ReportEntryRow {
+  id: string;
   employee_id: string;
   work_date: string;
   start_at: string;
@@ -60,21 +62,69 @@ export interface ReportEntryRow {
   status: string;
 }
 
-/** The entries of `employeeIds` (of the company) dated `from`..`to`, by employee, date and start. */
-export async function listReportEntries(
-  db: Executor,
-  input: { companyId: string; employeeIds: readonly string[]; from: string; to: string },
-): Promise<ReportEntryRow[]> {
-  if (input.employeeIds.length === 0) return [];
+interface ReportEntriesInput {
+  companyId: string;
+  employeeIds: readonly string[];
+  from: string;
+  to: string;
+}
+
+function reportEntriesQuery(db: Executor, input: ReportEntriesInput) {
   return db
     .selectFrom('time_entries')
-    .select(['employee_id', 'work_date', 'start_at', 'end_at', 'net_seconds', 'break_minutes', 'status'])
     .where('employee_id', 'in', input.employeeIds)
     .where('company_id', '=', input.companyId)
     .where('work_date', '>=', input.from)
-    .where('work_date', '<=', input.to)
+    .where('work_date', '<=', input.to);
+}
+
+/** The entries of `employeeIds` (of the company) dated `from`..`to`, by employee, date and start. */
+export async function listReportEntries(db: Executor, input: ReportEntriesInput): Promise<ReportEntryRow[]> {
+  if (input.employeeIds.length === 0) return [];
+  return reportEntriesQuery(db, input)
+    .select([
+      'id',
+      'employee_id',
+      'work_date',
+      'start_at',
+      'end_at',
+      'net_seconds',
+      'break_minutes',
+      'status',
+    ])
     .orderBy('employee_id')
     .orderBy('work_date')
+    .orderBy('start_at')
+    .execute();
+}
+
+export interface ReportBreakRow {
+  time_entry_id: string;
+  start_at: string;
+  end_at: string | null;
+}
+
+/**
+ * The punched breaks of the entries `listReportEntries` returns for the same input, in one statement
+ * (the entries are selected by a subquery with the same filter, so the statement's size does not grow
+ * with their number), by entry and start. Only completed entries with break minutes can have breaks
+ * that matter to the rules, so only theirs are read.
+ */
+export async function listReportBreaks(db: Executor, input: ReportEntriesInput): Promise<ReportBreakRow[]> {
+  if (input.employeeIds.length === 0) return [];
+  return db
+    .selectFrom('time_entry_breaks')
+    .select(['time_entry_id', 'start_at', 'end_at'])
+    .where('company_id', '=', input.companyId)
+    .where(
+      'time_entry_id',
+      'in',
+      reportEntriesQuery(db, input)
+        .select('id')
+        .where('end_at', 'is not', null)
+        .where('break_minutes', '>', 0),
+    )
+    .orderBy('time_entry_id')
     .orderBy('start_at')
     .execute();
 }
