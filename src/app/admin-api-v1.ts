@@ -2,6 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plugins/admin-openapi.js';
 import { ADMIN_OPENAPI_PATH, ADMIN_PREFIX } from '../http/paths.js';
 import { adminRoutes } from '../modules/admin-api/routes.js';
+import { adminScreenRoutes } from '../modules/admin-api/screens.routes.js';
 import { sessionRoutes } from '../modules/admin-api/session.routes.js';
 
 /**
@@ -22,6 +23,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
   });
   await app.register(sessionRoutes);
   await app.register(adminRoutes);
+  await app.register(adminScreenRoutes);
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {

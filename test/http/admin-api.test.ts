@@ -98,6 +98,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'POST /api/admin/v1/confirmed-days',
           'GET /api/admin/v1/company',
           'PATCH /api/admin/v1/company',
+          'GET /api/admin/v1/time-clock/status',
+          'GET /api/admin/v1/workplaces',
+          'GET /api/admin/v1/schedules',
+          'GET /api/admin/v1/employees/{id}',
+          'POST /api/admin/v1/employees',
+          'PATCH /api/admin/v1/employees/{id}',
+          'DELETE /api/admin/v1/employees/{id}',
+          'GET /api/admin/v1/audit-log',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([

@@ -860,7 +860,7 @@ export async function listTimeEntries(
 export async function clockStatus(
   ctx: AppContext,
   cursors: CursorCodec,
-  principal: Principal,
+  principal: Pick<Principal, 'companyId'>,
   query: { workplaceId?: string; employeeId?: string; externalId?: string; cursor?: string; limit?: number },
 ) {
   const given = (['workplaceId', 'employeeId', 'externalId'] as const).filter(
