@@ -16,6 +16,9 @@ import type {
   TimeEntry,
   TimeEntryListQuery,
   TimeEntryPage,
+  Timesheet,
+  TimesheetPage,
+  TimesheetQuery,
   TokenDescription,
   WriteResult,
 } from './types.js';
@@ -107,6 +110,21 @@ export interface PunchclockClient {
   ): AsyncGenerator<TimeEntry, void, undefined>;
   /** GET /time-clock/status: one page of who is clocked in, oldest session first. */
   clockStatus(query?: ClockStatusQuery, options?: CallOptions): Promise<ClockStatusPage>;
+  /** GET /reports/timesheets: one page of timesheets, one per employee, ordered by id. */
+  listTimesheets(query?: TimesheetQuery, options?: CallOptions): Promise<TimesheetPage>;
+  /** Every employee's timesheet matching `query`, following `nextCursor` page after page. */
+  timesheets(
+    query?: Omit<TimesheetQuery, 'cursor' | 'delimiter' | 'bom'>,
+    options?: CallOptions,
+  ): AsyncGenerator<Timesheet, void, undefined>;
+  /**
+   * GET /reports/timesheets as `text/csv`: the whole report as a stream of the file's bytes (one row
+   * per employee and day), for payroll. `delimiter: 'semicolon'` and `bom: true` suit spreadsheets.
+   */
+  timesheetsCsv(
+    query?: Omit<TimesheetQuery, 'limit'>,
+    options?: CallOptions,
+  ): Promise<ReadableStream<Uint8Array>>;
   /** GET /changes: one page of the company's change feed, in commit order. */
   listChanges(query?: ChangesQuery, options?: CallOptions): Promise<ChangesPage>;
   /**
@@ -262,6 +280,36 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
         'clockStatus',
         await raw.GET('/api/public/v1/time-clock/status', { params: { query }, signal: call?.signal }),
       );
+    },
+
+    async listTimesheets(query = {}, call) {
+      // The operation also answers text/csv; asked for JSON (the default), it answers a page.
+      return unwrap(
+        'listTimesheets',
+        await raw.GET('/api/public/v1/reports/timesheets', {
+          params: { query },
+          headers: { Accept: 'application/json' },
+          signal: call?.signal,
+        }),
+      ) as TimesheetPage;
+    },
+
+    timesheets(query = {}, call) {
+      return paginate((cursor) =>
+        client.listTimesheets(cursor === undefined ? query : { ...query, cursor }, call),
+      );
+    },
+
+    async timesheetsCsv(query = {}, call) {
+      const result = await raw.GET('/api/public/v1/reports/timesheets', {
+        params: { query },
+        headers: { Accept: 'text/csv' },
+        parseAs: 'stream',
+        signal: call?.signal,
+      });
+      if (!result.response.ok || !result.data)
+        throw PunchclockError.fromResponse('listTimesheets', result.response, result.error);
+      return result.data as ReadableStream<Uint8Array>;
     },
 
     async listChanges(query = {}, call) {

@@ -188,6 +188,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/reports/timesheets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Timesheets: worked, regular and overtime hours per employee and day
+         * @description One timesheet per employee (all of the company, one workplace, or one employee), ordered by id and cursor-paginated, over `from`..`to` (work dates, inclusive; at most 92 days; by default the last 30 days up to today). An entry counts whole on its work date; `pending_approval` and `approved` entries count (`status=approved`: approved only), `draft` and `rejected` never, open sessions only in `openSessions`. Overtime follows the company’s settings: hours above the daily threshold, then regular hours crossing the weekly hours of the schedule effective on the workweek’s first day. Sums are taken in seconds and rounded once, to 2 decimals. With `Accept: text/csv` the answer is one CSV file (RFC 4180, CRLF) of every matching employee, one row per employee and day, columns employee_id, external_id, first_name, last_name, date, worked_hours, regular_hours, overtime_hours, break_minutes, entries, statuses, flags, flag_messages; `delimiter=semicolon` and `bom=true` suit spreadsheet imports; a text cell beginning with =, +, -, @, tab or CR is prefixed with an apostrophe; `limit` does not apply.
+         */
+        get: operations["listTimesheets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -201,6 +221,61 @@ export interface components {
             items: components["schemas"]["TimeEntry"][];
             nextCursor: string | null;
             hasMore: boolean;
+        };
+        TimesheetPage: {
+            items: components["schemas"]["Timesheet"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        Timesheet: {
+            employee: components["schemas"]["EmployeeRef"];
+            /** @description one per work date in the range with at least one counted entry, in date order */
+            days: {
+                /**
+                 * Format: date
+                 * @description YYYY-MM-DD
+                 */
+                date: string;
+                /** @description net working time of the counted entries, rounded to 2 decimals */
+                workedHours: number;
+                /** @description recorded break minutes of the counted entries */
+                breakMinutes: number;
+                regularHours: number;
+                overtimeHours: number;
+                /** @description the counted entries dated on this day (pending_approval and approved, or approved only) */
+                entries: number;
+                /** @description the counted entries of the day per status (0 when none); may grow */
+                statuses: {
+                    pending_approval: number;
+                    approved: number;
+                } & {
+                    [key: string]: number;
+                };
+                /** @description findings of the company's working-time rule pack; they never change the figures */
+                flags: {
+                    /** @description de-arbzg.break, de-arbzg.max-daily, de-arbzg.rest, us-ca.daily-overtime, us-ca.double-time, us-ca.meal; may grow */
+                    rule: string;
+                    /**
+                     * Format: date
+                     * @description YYYY-MM-DD
+                     */
+                    date: string;
+                    /** @description the finding with its figures, in English; wording may change */
+                    message: string;
+                }[];
+            }[];
+            totals: {
+                workedHours: number;
+                regularHours: number;
+                overtimeHours: number;
+                breakMinutes: number;
+                /** @description of workedHours: approved entries */
+                approvedHours: number;
+                /** @description of workedHours: entries pending approval */
+                pendingHours: number;
+                /** @description open sessions dated in the range; they count nowhere else */
+                openSessions: number;
+            };
         };
         EmployeeListItem: {
             /** Format: uuid */
@@ -2539,6 +2614,214 @@ export interface operations {
                         error?: "cursor_expired";
                         /** @enum {integer} */
                         code?: 1410;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable";
+                        /** @enum {integer} */
+                        code?: 1503;
+                    };
+                };
+            };
+        };
+    };
+    listTimesheets: {
+        parameters: {
+            query?: {
+                /** @description first work date, inclusive; default `to` minus 30 days */
+                from?: string;
+                /** @description last work date, inclusive; default today */
+                to?: string;
+                employeeId?: string;
+                externalId?: string;
+                workplaceId?: string;
+                /** @description `all` (default): pending_approval and approved entries count; `approved`: approved only */
+                status?: "approved" | "all";
+                cursor?: string;
+                limit?: number;
+                /** @description CSV only: the field separator (default comma) */
+                delimiter?: "comma" | "semicolon";
+                /** @description CSV only: `true` starts the file with a UTF-8 byte-order mark */
+                bom?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of timesheets (JSON), or the whole report as a CSV file */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimesheetPage"];
+                    "text/csv": string;
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };

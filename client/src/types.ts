@@ -62,6 +62,15 @@ type RawTimeEntryQuery = NonNullable<operations['listTimeEntries']['parameters']
 export type TimeEntryListQuery = Omit<RawTimeEntryQuery, 'employeeId' | 'externalId'> &
   ({ employeeId: string; externalId?: never } | { externalId: string; employeeId?: never });
 
+export type TimesheetPage = Schemas['TimesheetPage'];
+/** One employee's timesheet: `employee`, `days` (date, hours, breaks, entries, statuses, flags), `totals`. */
+export type Timesheet = Schemas['Timesheet'];
+/**
+ * GET /reports/timesheets query: `from`, `to`, at most one of `employeeId` / `externalId` /
+ * `workplaceId`, `status` (`approved` or `all`), `cursor`, `limit`; `delimiter` and `bom` for the CSV.
+ */
+export type TimesheetQuery = NonNullable<operations['listTimesheets']['parameters']['query']>;
+
 /** Any problem document (RFC 9457) an operation of the description may answer with. */
 export type Problem = {
   [K in keyof operations]: ProblemBody<Responses<K>[keyof Responses<K>]>;

@@ -9,6 +9,11 @@ export function companyView(row: CompanyRow) {
     timeZone: row.time_zone,
     timeTracking: row.time_tracking === 1 ? 'on' : 'off',
     apiAccess: row.api_access === 1 ? 'on' : 'off',
+    // Timesheet settings (issue 21).
+    workweekStart: row.workweek_start,
+    dailyOvertimeAfter:
+      row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
+    workingTimeRules: row.working_time_rules,
   };
 }
 

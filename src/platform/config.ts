@@ -73,11 +73,14 @@ function optionalPort(name: string, raw: string | undefined): number | null {
 }
 
 /*
- * Off by default: under real overload the loop did not lag (the backlog waits outside the process),
- * while a benchmark's PostgreSQL run tripped a 1,000 ms threshold and was answered with 503s
- * (docs/operations.md). An operator may still set it.
+ * The event-loop delay the overload gate holds by shedding a share of new requests
+ * (http/overload-gate.ts). A loop answering at its capacity with a few connections lags a few
+ * milliseconds; a backlog of requests in its socket buffers makes each turn, and so the delay, grow
+ * with the backlog. 50 ms keeps the wait a backlog adds well under a second while leaving a
+ * garbage-collection pause or a one-off stall alone (one stall moves the share by at most 0.2, and it
+ * falls back within a few tenths of a second). 0 turns it off.
  */
-const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 0;
+const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 50;
 /**
  * Requests in flight at once beyond which new ones are shed: an instance answers one request at a
  * time per core, so a deeper queue only adds waiting (measured: docs/operations.md).

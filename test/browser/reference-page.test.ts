@@ -174,6 +174,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `GET ${V1}/changes`,
             `GET ${V1}/time-clock/status`,
             `POST ${V1}/time-clock/events/batch`,
+            `GET ${V1}/reports/timesheets`,
           ].sort(),
         );
 

@@ -15,7 +15,18 @@ import { type TestDatabase, testDialects } from '../support/databases.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 
-const COMPANY_KEYS = ['id', 'name', 'timeZone', 'timeTracking', 'apiAccess'];
+const COMPANY_KEYS = [
+  'id',
+  'name',
+  'timeZone',
+  'timeTracking',
+  'apiAccess',
+  // Timesheet settings (issue 21).
+  'workweekStart',
+  'dailyOvertimeAfter',
+  'workingTimeRules',
+];
+const TIMESHEET_DEFAULTS = { workweekStart: 'monday', dailyOvertimeAfter: null, workingTimeRules: 'none' };
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
 const EMPLOYEE_KEYS = [
@@ -249,7 +260,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     it('migrate applies the migrations once on a fresh database, in JSON and in words', async () => {
       const url = await freshDatabase();
       expect(await jsonOn(url, 'migrate')).toEqual({
-        applied: ['0001-initial', '0002-events', '0003-breaks', '0004-console'],
+        applied: ['0001-initial', '0002-events', '0003-breaks', '0004-console', '0005-company-settings'],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
       const human = await runOn(url, ['migrate']);
@@ -265,6 +276,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         timeZone: 'Europe/Berlin',
         timeTracking: 'on',
         apiAccess: 'on',
+        ...TIMESHEET_DEFAULTS,
       });
       expect(companyB).toMatchObject({
         name: 'Company B',
@@ -292,9 +304,23 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         timeZone: 'America/New_York',
         timeTracking: 'on',
         apiAccess: 'off',
+        ...TIMESHEET_DEFAULTS,
       });
       const cleared = await json(`company update ${created.id} --time-zone none --api-access on`);
       expect(cleared).toEqual({ ...updated, timeZone: null, apiAccess: 'on' });
+      const timesheets = await json(
+        `company update ${created.id} --workweek-start sunday --daily-overtime-after 7.5 --working-time-rules us-ca`,
+      );
+      expect(timesheets).toEqual({
+        ...cleared,
+        workweekStart: 'sunday',
+        dailyOvertimeAfter: 7.5,
+        workingTimeRules: 'us-ca',
+      });
+      expect(await json(`company update ${created.id} --daily-overtime-after none`)).toEqual({
+        ...timesheets,
+        dailyOvertimeAfter: null,
+      });
 
       // Without --json: a short human-readable form naming the company, not JSON.
       const human = await cli(`company update ${created.id}`);
@@ -311,6 +337,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         [`${update} --time-zone Mars/Olympus --json`, /time zone/],
         [`${update} --time-zone europe/berlin`, /time zone/],
         [`${update} --time-tracking yes --json`, /on or off/],
+        [`${update} --workweek-start Monday --json`, /workweek start/],
+        [`${update} --daily-overtime-after 25 --json`, /daily overtime/],
+        [`${update} --daily-overtime-after -1 --json`, /daily overtime/],
+        [`${update} --daily-overtime-after 8h --json`, /daily overtime/],
+        [`${update} --working-time-rules de --json`, /working-time rules/],
         [[...argv(update), '--name', '   ', '--json'], /name/],
         ['company create --name X --time-zone Nowhere --json', /time zone/],
         ['company create --name X --time-tracking ON --json', /on or off/],

@@ -562,6 +562,47 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('typed client on 
       expect(wire.resourceRequests().filter((r) => r.method === 'GET')).toHaveLength(3);
     });
 
+    it('timesheets() pages over employees; timesheetsCsv() streams the file; both need attendance.reports', async () => {
+      const fixture = await company({
+        employeeCount: 3,
+        scopes: 'attendance.record,attendance.read,employees.read,attendance.reports',
+      });
+      const { client, wire } = connect(fixture);
+      for (const [i, employee] of fixture.employees.entries()) {
+        const start = T0 - 24 * HOUR - 4 * HOUR;
+        await client.recordShift({
+          employee: { id: employee.id },
+          clockIn: iso(start),
+          clockOut: iso(start + (i + 1) * HOUR),
+        });
+      }
+      const sheets = [];
+      for await (const sheet of client.timesheets({ from: '2026-11-09', to: '2026-11-09', limit: 2 }))
+        sheets.push(sheet);
+      const ids = fixture.employees.map((e) => e.id);
+      expect(sheets.map((s) => s.employee.id)).toEqual([...ids].sort());
+      const hours = new Map(sheets.map((s) => [s.employee.id, s.totals.workedHours]));
+      expect(ids.map((id) => hours.get(id))).toEqual([1, 2, 3]);
+      expect(sheets[0]!.days[0]!.statuses.pending_approval).toBe(1);
+      expect(wire.resourceRequests().filter((r) => r.method === 'GET')).toHaveLength(2);
+
+      const csv = await client.timesheetsCsv({
+        from: '2026-11-09',
+        to: '2026-11-09',
+        delimiter: 'semicolon',
+      });
+      const text = await new Response(csv).text();
+      const lines = text.trimEnd().split('\r\n');
+      expect(lines[0]).toMatch(/^employee_id;external_id;first_name;last_name;date;worked_hours;/);
+      expect(lines).toHaveLength(4);
+      expect(wire.exchanges.at(-1)!.headers.get('accept')).toBe('text/csv');
+
+      const reader = await company();
+      const refused = await caught(connect(reader).client.timesheetsCsv());
+      expect(refused.status).toBe(403);
+      expect(refused.error).toBe('insufficient_scope');
+    });
+
     it('changes(): every event to the head, then the resume cursor yields only newer ones', async () => {
       const fixture = await company();
       const { client } = connect(fixture);

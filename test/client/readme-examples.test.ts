@@ -151,7 +151,11 @@ describe(`README examples (from ${section.source})`, () => {
 
     beforeAll(async () => {
       server = await startTestServer(dialect);
-      fixture = await createCompanyFixture(server.ctx, { timeZone: ZONE });
+      fixture = await createCompanyFixture(server.ctx, {
+        timeZone: ZONE,
+        // The timesheets example needs attendance.reports (the demo key has every scope).
+        scopes: 'attendance.record,attendance.read,employees.read,attendance.reports',
+      });
       // What the README's output shows: the employee under badge BADGE-1001, with yesterday's shift.
       const client = createPunchclockClient({
         baseUrl: server.listenUrl,

@@ -29,6 +29,8 @@ const ALL_OPERATIONS = [
   'GET /api/public/v1/changes',
   'GET /api/public/v1/time-clock/status',
   'POST /api/public/v1/time-clock/events/batch',
+  // Added within v1 by the timesheets issue (21).
+  'GET /api/public/v1/reports/timesheets',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -367,6 +369,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
                 ],
               },
             }),
+          'GET /api/public/v1/reports/timesheets': () =>
+            server.request(`${V1}/reports/timesheets`, { token }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -382,6 +386,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['attendance.read,employees.read'],
         ['leave.read'],
         ['attendance.record,attendance.read,employees.read'],
+        ['attendance.reports'],
       ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
         const token = await keyWithScopes(scopes);
         const response = await server.request(`${V1}/openapi.json`, { token });

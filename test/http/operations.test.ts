@@ -16,7 +16,7 @@ interface ServeProcess {
 async function serve(env: Record<string, string>, args: string[] = []): Promise<ServeProcess> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

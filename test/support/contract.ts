@@ -62,6 +62,11 @@ export class ContractChecker {
     const mediaType = (contentType ?? '').split(';')[0]!.trim().toLowerCase();
     if (!content[mediaType])
       return `${where}: media type ${mediaType || '(none)'} is not one of ${Object.keys(content).join(', ')}`;
+    // A text media type (the timesheets' text/csv) is declared as a string: any text conforms.
+    if (!mediaType.endsWith('json'))
+      return content[mediaType].schema?.type === 'string'
+        ? null
+        : `${where}: ${mediaType} has no string schema`;
     let parsed: unknown;
     try {
       parsed = JSON.parse(body);

@@ -9,7 +9,10 @@ import { inTransaction } from '../../modules/context.js';
 import { admin } from '../io.js';
 
 function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
-  return `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}`;
+  return (
+    `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}, ` +
+    `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}`
+  );
 }
 
 /** `company create|update`, `workplace create`, `schedule create`. */
@@ -42,7 +45,13 @@ export function registerCompanyCommands(program: Command): void {
       .option('--name <name>', 'company name')
       .option('--time-zone <zone|none>', 'IANA time zone, or none')
       .option('--time-tracking <on|off>', 'time tracking')
-      .option('--api-access <on|off>', 'API access'),
+      .option('--api-access <on|off>', 'API access')
+      .option('--workweek-start <monday|…|sunday>', 'first day of the workweek (timesheets; default monday)')
+      .option('--daily-overtime-after <hours|none>', 'daily overtime threshold in hours, or none')
+      .option(
+        '--working-time-rules <none|de-arbzg|us-ca>',
+        'working-time rule pack whose flags timesheets show',
+      ),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, (tx, now) =>
         updateCompany(tx, now, id!, {
@@ -50,6 +59,9 @@ export function registerCompanyCommands(program: Command): void {
           timeZone: f.timeZone,
           timeTracking: f.timeTracking,
           apiAccess: f.apiAccess,
+          workweekStart: f.workweekStart,
+          dailyOvertimeAfter: f.dailyOvertimeAfter,
+          workingTimeRules: f.workingTimeRules,
         }),
       ),
     describeCompany,

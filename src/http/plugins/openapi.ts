@@ -23,6 +23,8 @@ import {
   ShiftBodySchema,
   TimeEntryPageSchema,
   TimeEntrySchema,
+  TimesheetPageSchema,
+  TimesheetSchema,
   TokenRequestSchema,
   TokenResponseSchema,
   WriteResultSchema,
@@ -100,6 +102,10 @@ const TAGS = [
     name: 'Changes',
     description: "The company's change feed: every change, once, in commit order, to follow with a cursor.",
   },
+  {
+    name: 'Reports',
+    description: 'Timesheets for payroll: worked, regular and overtime hours, as JSON or as a CSV file.',
+  },
 ];
 
 /**
@@ -110,6 +116,8 @@ const TAGS = [
 const NAMED_SCHEMAS: Record<string, unknown> = {
   EmployeePage: EmployeePageSchema,
   TimeEntryPage: TimeEntryPageSchema,
+  TimesheetPage: TimesheetPageSchema,
+  Timesheet: TimesheetSchema,
   EmployeeListItem: EmployeeListItemSchema,
   TimeEntry: TimeEntrySchema,
   WriteResult: WriteResultSchema,

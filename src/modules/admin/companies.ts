@@ -1,10 +1,38 @@
 import type { Executor } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
 import { newId } from '../../domain/ids.js';
+import { isWeekday, WEEKDAYS } from '../../domain/timesheets/overtime.js';
+import { isRulePack, RULE_PACKS } from '../../domain/timesheets/rules.js';
 import { type Actor, CLI_ACTOR } from '../context.js';
 import type { Tx } from '../../platform/db/database.js';
 import { companyView } from '../views.js';
 import { invalid, notFound, requireOnOff, requireText, requireTimeZone, requireUuid } from './validation.js';
+
+/** A new company's timesheet settings: weeks start on Monday, no daily threshold, no rule pack. */
+const TIMESHEET_DEFAULTS = {
+  workweek_start: 'monday',
+  daily_overtime_after_seconds: null,
+  working_time_rules: 'none',
+};
+
+function requireWeekday(value: string): string {
+  if (!isWeekday(value)) throw invalid(`workweek start must be one of ${WEEKDAYS.join(', ')}`);
+  return value;
+}
+
+/** HOURS (a number from 0 to 24, at most two decimals) as whole seconds, or none. */
+function requireDailyThreshold(value: string): number | null {
+  if (value === 'none') return null;
+  const hours = Number(value);
+  if (!/^\d{1,2}(\.\d{1,2})?$/.test(value) || hours > 24)
+    throw invalid('daily overtime threshold must be a number of hours from 0 to 24, or none');
+  return Math.round(hours * 3600);
+}
+
+function requireRulePack(value: string): string {
+  if (!isRulePack(value)) throw invalid(`working-time rules must be one of ${RULE_PACKS.join(', ')}`);
+  return value;
+}
 
 export async function requireCompany(db: Executor, companyId: string) {
   const id = requireUuid(companyId, 'company id');
@@ -32,6 +60,7 @@ export async function createCompany(
     api_access: apiAccess ? 1 : 0,
     created_at: at,
     updated_at: at,
+    ...TIMESHEET_DEFAULTS,
   };
   await tx.insertInto('companies').values(row).execute();
   await recordAudit(tx, {
@@ -47,7 +76,15 @@ export async function updateCompany(
   tx: Tx,
   now: number,
   companyId: string,
-  input: { name?: string; timeZone?: string; timeTracking?: string; apiAccess?: string },
+  input: {
+    name?: string;
+    timeZone?: string;
+    timeTracking?: string;
+    apiAccess?: string;
+    workweekStart?: string;
+    dailyOvertimeAfter?: string;
+    workingTimeRules?: string;
+  },
   actor?: Actor,
 ) {
   const patch: Record<string, unknown> = {};
@@ -57,6 +94,11 @@ export async function updateCompany(
   if (input.timeTracking !== undefined)
     patch.time_tracking = requireOnOff(input.timeTracking, 'time tracking') ? 1 : 0;
   if (input.apiAccess !== undefined) patch.api_access = requireOnOff(input.apiAccess, 'api access') ? 1 : 0;
+  if (input.workweekStart !== undefined) patch.workweek_start = requireWeekday(input.workweekStart);
+  if (input.dailyOvertimeAfter !== undefined)
+    patch.daily_overtime_after_seconds = requireDailyThreshold(input.dailyOvertimeAfter);
+  if (input.workingTimeRules !== undefined)
+    patch.working_time_rules = requireRulePack(input.workingTimeRules);
   const at = new Date(now).toISOString();
   const company = await requireCompany(tx, companyId);
   if (Object.keys(patch).length > 0) {

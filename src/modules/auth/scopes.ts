@@ -28,7 +28,7 @@ export const KNOWN_PERMISSIONS: readonly number[] = [
   PERMISSION_MANAGE_COMPANY,
 ];
 /** Scopes a person's own session token may use: the read operations only (spec, Authentication rule 1). */
-const PERSON_READ_SCOPES: readonly ScopeId[] = ['attendance.read', 'employees.read'];
+const PERSON_READ_SCOPES: readonly ScopeId[] = ['attendance.read', 'employees.read', 'attendance.reports'];
 
 export function isScopeId(value: string): value is ScopeId {
   return (SCOPE_IDS as readonly string[]).includes(value);

@@ -757,6 +757,38 @@ export async function createShift(
   return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
 }
 
+/**
+ * Spec, GET /time-entries: `from`..`to` (work dates, inclusive), by default the last 30 days up to
+ * today in the company's zone, at most 92 days. Shared by every read over a range of work dates.
+ */
+export function workDateRange(
+  ctx: AppContext,
+  principal: Principal,
+  query: { from?: string; to?: string },
+): { from: string; to: string } {
+  const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
+  const from = query.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
+  if (from > to) throw validationError([{ field: 'from', message: 'must not be after to', code: 'range' }]);
+  if (daysBetween(from, to) > MAX_RANGE_DAYS)
+    throw validationError([
+      { field: 'to', message: `the range spans at most ${MAX_RANGE_DAYS} days`, code: 'range' },
+    ]);
+  return { from, to };
+}
+
+/** A 422 unless at most one of the `names` was sent (filters that exclude each other). */
+export function atMostOneOf<K extends string>(query: Partial<Record<K, unknown>>, names: readonly K[]): void {
+  const given = names.filter((name) => query[name] !== undefined);
+  if (given.length > 1)
+    throw validationError([
+      {
+        field: given[1]!,
+        message: `send at most one of ${names.join(', ').replace(/, ([^,]*)$/, ' and $1')}`,
+        code: 'one_of',
+      },
+    ]);
+}
+
 export async function listTimeEntries(
   ctx: AppContext,
   cursors: CursorCodec,
@@ -774,13 +806,7 @@ export async function listTimeEntries(
     throw validationError([
       { field: 'employeeId', message: 'send exactly one of employeeId and externalId', code: 'one_of' },
     ]);
-  const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
-  const from = query.from ?? addDays(to, -DEFAULT_RANGE_DAYS);
-  if (from > to) throw validationError([{ field: 'from', message: 'must not be after to', code: 'range' }]);
-  if (daysBetween(from, to) > MAX_RANGE_DAYS)
-    throw validationError([
-      { field: 'to', message: `the range spans at most ${MAX_RANGE_DAYS} days`, code: 'range' },
-    ]);
+  const { from, to } = workDateRange(ctx, principal, query);
   const limit = query.limit ?? 25;
   const selector = { id: query.employeeId ?? null, externalId: query.externalId ?? null };
   // The cursor's own checks (signature, listing, range) come first; whether it belongs to this
@@ -863,17 +889,7 @@ export async function clockStatus(
   principal: Pick<Principal, 'companyId'>,
   query: { workplaceId?: string; employeeId?: string; externalId?: string; cursor?: string; limit?: number },
 ) {
-  const given = (['workplaceId', 'employeeId', 'externalId'] as const).filter(
-    (name) => query[name] !== undefined,
-  );
-  if (given.length > 1)
-    throw validationError([
-      {
-        field: given[1]!,
-        message: 'send at most one of workplaceId, employeeId and externalId',
-        code: 'one_of',
-      },
-    ]);
+  atMostOneOf(query, ['workplaceId', 'employeeId', 'externalId']);
   const filter: { workplaceId: string } | { employeeId: string } | { externalId: string } | null =
     query.workplaceId !== undefined
       ? { workplaceId: query.workplaceId.toLowerCase() }

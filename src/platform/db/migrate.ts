@@ -4,12 +4,14 @@ import * as initial from './migrations/0001-initial.js';
 import * as events from './migrations/0002-events.js';
 import * as breaks from './migrations/0003-breaks.js';
 import * as consoleSignIn from './migrations/0004-console.js';
+import * as companySettings from './migrations/0005-company-settings.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
   '0002-events': events,
   '0003-breaks': breaks,
   '0004-console': consoleSignIn,
+  '0005-company-settings': companySettings,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

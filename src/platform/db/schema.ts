@@ -15,6 +15,11 @@ export interface CompaniesTable {
   api_access: number;
   created_at: string;
   updated_at: string;
+  /** monday … sunday (migration 0005). */
+  workweek_start: string;
+  daily_overtime_after_seconds: number | null;
+  /** none, de-arbzg or us-ca. */
+  working_time_rules: string;
 }
 
 export interface WorkplacesTable {

@@ -1,0 +1,104 @@
+import type { Executor } from '../../platform/db/database.js';
+
+/*
+ * The reads of a timesheet report, a fixed number per batch of employees whatever its size: the
+ * batch of employees (one page, by id), their entries over the range and its lookback, and their
+ * schedules. Entries are read from the (employee_id, work_date, id) index.
+ */
+
+export interface TimesheetSettingsRow {
+  workweek_start: string;
+  daily_overtime_after_seconds: number | null;
+  working_time_rules: string;
+}
+
+export async function findTimesheetSettings(
+  db: Executor,
+  companyId: string,
+): Promise<TimesheetSettingsRow | undefined> {
+  return db
+    .selectFrom('companies')
+    .select(['workweek_start', 'daily_overtime_after_seconds', 'working_time_rules'])
+    .where('id', '=', companyId)
+    .executeTakeFirst();
+}
+
+export type EmployeeFilter = { employeeId: string } | { workplaceId: string } | null;
+
+export interface ReportEmployeeRow {
+  id: string;
+  external_id: string | null;
+  first_name: string | null;
+  last_name: string | null;
+}
+
+/** A page of the company's (undeleted) employees after `afterId`, ordered by id. */
+export async function listReportEmployees(
+  db: Executor,
+  input: { companyId: string; filter: EmployeeFilter; afterId: string | null; limit: number },
+): Promise<ReportEmployeeRow[]> {
+  const { filter } = input;
+  let query = db
+    .selectFrom('employees')
+    .select(['id', 'external_id', 'first_name', 'last_name'])
+    .where('company_id', '=', input.companyId)
+    .where('deleted_at', 'is', null);
+  if (filter !== null && 'employeeId' in filter) query = query.where('id', '=', filter.employeeId);
+  if (filter !== null && 'workplaceId' in filter)
+    query = query.where('workplace_id', '=', filter.workplaceId);
+  if (input.afterId !== null) query = query.where('id', '>', input.afterId);
+  return query.orderBy('id').limit(input.limit).execute();
+}
+
+export interface ReportEntryRow {
+  employee_id: string;
+  work_date: string;
+  start_at: string;
+  end_at: string | null;
+  net_seconds: number | null;
+  break_minutes: number | null;
+  status: string;
+}
+
+/** The entries of `employeeIds` (of the company) dated `from`..`to`, by employee, date and start. */
+export async function listReportEntries(
+  db: Executor,
+  input: { companyId: string; employeeIds: readonly string[]; from: string; to: string },
+): Promise<ReportEntryRow[]> {
+  if (input.employeeIds.length === 0) return [];
+  return db
+    .selectFrom('time_entries')
+    .select(['employee_id', 'work_date', 'start_at', 'end_at', 'net_seconds', 'break_minutes', 'status'])
+    .where('employee_id', 'in', input.employeeIds)
+    .where('company_id', '=', input.companyId)
+    .where('work_date', '>=', input.from)
+    .where('work_date', '<=', input.to)
+    .orderBy('employee_id')
+    .orderBy('work_date')
+    .orderBy('start_at')
+    .execute();
+}
+
+export interface ReportScheduleRow {
+  employee_id: string;
+  effective_from: string;
+  weekly_hours: number | null;
+}
+
+/** Every schedule assignment of `employeeIds` on or before `to`, with its weekly hours, oldest first. */
+export async function listReportSchedules(
+  db: Executor,
+  input: { employeeIds: readonly string[]; to: string },
+): Promise<ReportScheduleRow[]> {
+  if (input.employeeIds.length === 0) return [];
+  return db
+    .selectFrom('employee_schedules as es')
+    .innerJoin('schedules as s', 's.id', 'es.schedule_id')
+    .select(['es.employee_id', 'es.effective_from', 's.weekly_hours'])
+    .where('es.employee_id', 'in', input.employeeIds)
+    .where('es.effective_from', '<=', input.to)
+    .orderBy('es.employee_id')
+    .orderBy('es.effective_from')
+    .orderBy('es.created_at')
+    .execute();
+}
