@@ -34,6 +34,28 @@ export type ChangesQuery = NonNullable<ChangesOperation['parameters']['query']>;
 export type ChangesPage = ChangesOperation['responses'][200]['content']['application/json'];
 export type ChangeEvent = ChangesPage['items'][number];
 
+type WebhookPaths = paths['/api/public/v1/webhooks'];
+/** POST /webhooks body: `{url, eventTypes, description?}`. */
+export type WebhookInput = NonNullable<WebhookPaths['post']['requestBody']>['content']['application/json'];
+/** An endpoint as created (or rotated): its `secret` is shown only then. */
+export type WebhookWithSecret = WebhookPaths['post']['responses'][201]['content']['application/json'];
+export type WebhookPage = WebhookPaths['get']['responses'][200]['content']['application/json'];
+export type WebhookListQuery = NonNullable<WebhookPaths['get']['parameters']['query']>;
+type WebhookItemPaths = paths['/api/public/v1/webhooks/{id}'];
+export type Webhook = WebhookItemPaths['get']['responses'][200]['content']['application/json'];
+/** PATCH /webhooks/{id} body: url, eventTypes, description, `status: 'active'` to re-enable. */
+export type WebhookUpdate = NonNullable<
+  WebhookItemPaths['patch']['requestBody']
+>['content']['application/json'];
+export type WebhookRotation =
+  paths['/api/public/v1/webhooks/{id}/rotate-secret']['post']['responses'][200]['content']['application/json'];
+type DeliveriesOperation = paths['/api/public/v1/webhooks/{id}/deliveries']['get'];
+export type WebhookDeliveryPage = DeliveriesOperation['responses'][200]['content']['application/json'];
+/** POST /webhooks/{id}/replay body: `{from, to}` or `{deliveryId}`. */
+export type WebhookReplay = NonNullable<
+  paths['/api/public/v1/webhooks/{id}/replay']['post']['requestBody']
+>['content']['application/json'];
+
 export interface PunchclockClientOptions {
   /** The server's base address, e.g. `https://punchclock.example.com` (the API is under `/api/public/v1`). */
   baseUrl: string;
@@ -133,6 +155,28 @@ export interface PunchclockClient {
    * cursor: keep it and pass it as `cursor` next time to receive only newer events, none twice.
    */
   changes(query?: ChangesQuery, options?: CallOptions): AsyncGenerator<ChangeEvent, string, undefined>;
+  /** POST /webhooks: registers an endpoint; the answer's `secret` is shown only now (scope webhooks.manage). */
+  createWebhook(body: WebhookInput, options?: CallOptions): Promise<WebhookWithSecret>;
+  /** GET /webhooks: one page of the company's endpoints. */
+  listWebhooks(query?: WebhookListQuery, options?: CallOptions): Promise<WebhookPage>;
+  /** GET /webhooks/{id}. */
+  getWebhook(id: string, options?: CallOptions): Promise<Webhook>;
+  /** PATCH /webhooks/{id}: url, event types, description; `status: 'active'` re-enables. */
+  updateWebhook(id: string, body: WebhookUpdate, options?: CallOptions): Promise<Webhook>;
+  /** DELETE /webhooks/{id}. */
+  deleteWebhook(id: string, options?: CallOptions): Promise<void>;
+  /** POST /webhooks/{id}/rotate-secret: a new secret; the old one keeps signing for 24 hours. */
+  rotateWebhookSecret(id: string, options?: CallOptions): Promise<WebhookRotation>;
+  /** POST /webhooks/{id}/test: queues a `ping` delivery. */
+  testWebhook(id: string, options?: CallOptions): Promise<{ queued: number }>;
+  /** GET /webhooks/{id}/deliveries: recent deliveries, newest first. */
+  listWebhookDeliveries(
+    id: string,
+    query?: WebhookListQuery,
+    options?: CallOptions,
+  ): Promise<WebhookDeliveryPage>;
+  /** POST /webhooks/{id}/replay: `{from, to}` re-sends that range's events, `{deliveryId}` one delivery. */
+  replayWebhook(id: string, body: WebhookReplay, options?: CallOptions): Promise<{ queued: number }>;
   /**
    * The underlying openapi-fetch client, typed from the description, with the same token handling,
    * Idempotency-Key and retries: for anything the methods above do not cover.
@@ -326,6 +370,88 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
         if (!page.hasMore || page.nextCursor === null) return page.resumeCursor;
         page = await client.listChanges({ ...query, start: undefined, cursor: page.nextCursor }, call);
       }
+    },
+
+    async createWebhook(body, call) {
+      return unwrap(
+        'createWebhook',
+        await raw.POST('/api/public/v1/webhooks', { body, signal: call?.signal }),
+      );
+    },
+
+    async listWebhooks(query = {}, call) {
+      return unwrap(
+        'listWebhooks',
+        await raw.GET('/api/public/v1/webhooks', { params: { query }, signal: call?.signal }),
+      );
+    },
+
+    async getWebhook(id, call) {
+      return unwrap(
+        'getWebhook',
+        await raw.GET('/api/public/v1/webhooks/{id}', { params: { path: { id } }, signal: call?.signal }),
+      );
+    },
+
+    async updateWebhook(id, body, call) {
+      return unwrap(
+        'updateWebhook',
+        await raw.PATCH('/api/public/v1/webhooks/{id}', {
+          params: { path: { id } },
+          body,
+          signal: call?.signal,
+        }),
+      );
+    },
+
+    async deleteWebhook(id, call) {
+      const result = await raw.DELETE('/api/public/v1/webhooks/{id}', {
+        params: { path: { id } },
+        signal: call?.signal,
+      });
+      if (!result.response.ok)
+        throw PunchclockError.fromResponse('deleteWebhook', result.response, result.error);
+    },
+
+    async rotateWebhookSecret(id, call) {
+      return unwrap(
+        'rotateWebhookSecret',
+        await raw.POST('/api/public/v1/webhooks/{id}/rotate-secret', {
+          params: { path: { id } },
+          signal: call?.signal,
+        }),
+      );
+    },
+
+    async testWebhook(id, call) {
+      return unwrap(
+        'testWebhook',
+        await raw.POST('/api/public/v1/webhooks/{id}/test', {
+          params: { path: { id } },
+          signal: call?.signal,
+        }),
+      );
+    },
+
+    async listWebhookDeliveries(id, query = {}, call) {
+      return unwrap(
+        'listWebhookDeliveries',
+        await raw.GET('/api/public/v1/webhooks/{id}/deliveries', {
+          params: { path: { id }, query },
+          signal: call?.signal,
+        }),
+      );
+    },
+
+    async replayWebhook(id, body, call) {
+      return unwrap(
+        'replayWebhook',
+        await raw.POST('/api/public/v1/webhooks/{id}/replay', {
+          params: { path: { id } },
+          body,
+          signal: call?.signal,
+        }),
+      );
     },
 
     timeEntries(query, call) {

@@ -12,6 +12,7 @@ import { gatedServerFactory } from '../http/overload-gate.js';
 import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
 import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
+import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
 import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
@@ -25,6 +26,7 @@ import type { TokenService } from '../modules/auth/tokens.js';
 import { healthRoutes } from '../modules/health/routes.js';
 import { type Config, resolveUrls } from '../platform/config.js';
 import { loadCursorSecret } from '../platform/cursor-secret.js';
+import { loadWebhookKey } from '../platform/webhook-key.js';
 import type { Database } from '../platform/db/database.js';
 import { adminApiV1 } from './admin-api-v1.js';
 import { publicApiV1 } from './public-api-v1.js';
@@ -74,6 +76,7 @@ export async function buildApp(deps: AppDependencies) {
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
     cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
+    webhookKey: await loadWebhookKey(database.db, config.webhooks.encryptionKey, now()),
     metrics,
     overloadGate: createOverloadGate({
       config,
@@ -149,6 +152,7 @@ export async function buildApp(deps: AppDependencies) {
   await app.register(rateLimitSweepPlugin);
   await app.register(idempotencyPurgePlugin);
   await app.register(eventRetentionPlugin);
+  await app.register(webhookDispatchPlugin);
   // Before any route: it describes the routes added after it.
   await app.register(openApiPlugin);
   await app.register(healthRoutes);

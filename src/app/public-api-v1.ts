@@ -5,6 +5,7 @@ import { changeFeedRoutes } from '../modules/events/routes.js';
 import { employeeRoutes } from '../modules/employees/routes.js';
 import { timeTrackingRoutes } from '../modules/time-tracking/routes.js';
 import { timesheetRoutes } from '../modules/timesheets/routes.js';
+import { webhookRoutes } from '../modules/webhooks/routes.js';
 
 /** v1 of the public API: its routes, registered once with `prefix: '/api/public/v1'` (see build-app.ts). */
 export const publicApiV1: FastifyPluginAsync = async (app) => {
@@ -14,4 +15,5 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(timeTrackingRoutes);
   await app.register(changeFeedRoutes);
   await app.register(timesheetRoutes);
+  await app.register(webhookRoutes);
 };

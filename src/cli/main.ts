@@ -16,6 +16,7 @@ import { registerServerCommands } from './commands/server.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerTimeCommands } from './commands/time.js';
 import { registerUserCommands } from './commands/users.js';
+import { registerWebhookCommands } from './commands/webhooks.js';
 import { reason } from './io.js';
 
 function buildProgram(): Command {
@@ -33,6 +34,7 @@ function buildProgram(): Command {
   registerDemoCommand(program);
   registerBackupCommands(program);
   registerTransferCommands(program);
+  registerWebhookCommands(program);
   return program;
 }
 

@@ -69,6 +69,21 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly webhookDeliveries = new Counter({
+    name: 'punchclock_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome (success: 2xx; gone: 410, endpoint disabled; failure: other status, timeout or network error; refused: the target address was refused)',
+    labelNames: ['outcome'] as const,
+    registers: [this.registry],
+  });
+
+  readonly webhookDeliveryDuration = new Histogram({
+    name: 'punchclock_webhook_attempt_duration_seconds',
+    help: 'Time a webhook delivery attempt took, by outcome',
+    labelNames: ['outcome'] as const,
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
   constructor(database: Database) {
     collectDefaultMetrics({ register: this.registry, prefix: 'punchclock_' });
     const pool = (

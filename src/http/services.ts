@@ -21,6 +21,8 @@ export interface Services {
   signInAccountLimiter: RateLimiter;
   signInAddressLimiter: RateLimiter;
   cursors: CursorCodec;
+  /** The key that encrypts webhook secrets at rest (WEBHOOK_ENCRYPTION_KEY or the database's). */
+  webhookKey: Buffer;
   metrics: Metrics;
   /** Sheds overload before Fastify routes a request (http/overload-gate.ts). */
   overloadGate: OverloadGate;

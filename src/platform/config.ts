@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 export type DatabaseUrl = { kind: 'sqlite'; path: string } | { kind: 'postgres'; url: string };
 
 export interface Config {
@@ -33,6 +34,74 @@ export interface Config {
   readonly consoleSignInLimitPerAccount: number;
   /** CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: console sign-in attempts per client address per 15 minutes. */
   readonly consoleSignInLimitPerAddress: number;
+  /** Outbound webhook deliveries (issue 22). */
+  readonly webhooks: WebhookConfig;
+}
+
+export interface WebhookConfig {
+  /** WEBHOOK_ALLOW_HTTP=true: plain `http` endpoint URLs are accepted (tests, closed networks); otherwise `https` only. */
+  readonly allowHttp: boolean;
+  /** WEBHOOK_ALLOWED_HOSTS: addresses and CIDR ranges a receiver may resolve to even when loopback, private or link-local. */
+  readonly allowedHosts: readonly string[];
+  /** WEBHOOK_RETRY_DELAYS: seconds to wait before each retry (jittered ±20%); after the last one the delivery has failed. */
+  readonly retryDelaysSeconds: readonly number[];
+  /** WEBHOOK_ENCRYPTION_KEY: 32 bytes, base64, that encrypt the endpoints' secrets; null: a key kept in the database. */
+  readonly encryptionKey: Buffer | null;
+  /** WEBHOOK_POLL_INTERVAL_MS: how often each instance looks for new events and due deliveries. */
+  readonly pollIntervalMs: number;
+  /** WEBHOOK_DISPATCH=false: this instance sends no deliveries (another one does). */
+  readonly dispatch: boolean;
+}
+
+/**
+ * The default retry schedule, in seconds after each failed attempt: 5 s, 30 s, 2 min, 10 min, 30 min,
+ * 1 h, 2 h, 4 h, 8 h, 12 h, 24 h, 24 h: thirteen attempts over about 3 days 4 hours (each delay
+ * jittered by ±20%).
+ */
+export const DEFAULT_WEBHOOK_RETRY_DELAYS = [
+  5, 30, 120, 600, 1800, 3600, 7200, 14_400, 28_800, 43_200, 86_400, 86_400,
+] as const;
+
+function booleanFlag(name: string, raw: string | undefined, fallback: boolean): boolean {
+  const value = (raw ?? '').trim();
+  if (value === '') return fallback;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  throw new ConfigError(`${name} must be true or false`);
+}
+
+function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  const allowedHosts = (env.WEBHOOK_ALLOWED_HOSTS ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  for (const entry of allowedHosts) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError(`WEBHOOK_ALLOWED_HOSTS: ${entry} is not an address or CIDR range`);
+  }
+  let retryDelaysSeconds: readonly number[] = DEFAULT_WEBHOOK_RETRY_DELAYS;
+  const delaysRaw = (env.WEBHOOK_RETRY_DELAYS ?? '').trim();
+  if (delaysRaw !== '') {
+    const parts = delaysRaw.split(',').map((s) => s.trim());
+    if (parts.some((p) => !/^\d+(\.\d+)?$/.test(p)))
+      throw new ConfigError('WEBHOOK_RETRY_DELAYS must be seconds, comma-separated (e.g. 5,30,120)');
+    retryDelaysSeconds = parts.map(Number);
+  }
+  let encryptionKey: Buffer | null = null;
+  const keyRaw = (env.WEBHOOK_ENCRYPTION_KEY ?? '').trim();
+  if (keyRaw !== '') {
+    encryptionKey = Buffer.from(keyRaw, 'base64');
+    if (encryptionKey.length !== 32 || encryptionKey.toString('base64') !== keyRaw)
+      throw new ConfigError('WEBHOOK_ENCRYPTION_KEY must be 32 bytes in standard base64');
+  }
+  return {
+    allowHttp: booleanFlag('WEBHOOK_ALLOW_HTTP', env.WEBHOOK_ALLOW_HTTP, false),
+    allowedHosts,
+    retryDelaysSeconds,
+    encryptionKey,
+    pollIntervalMs: positiveInteger('WEBHOOK_POLL_INTERVAL_MS', env.WEBHOOK_POLL_INTERVAL_MS, 500),
+    dispatch: booleanFlag('WEBHOOK_DISPATCH', env.WEBHOOK_DISPATCH, true),
+  };
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
@@ -162,6 +231,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       env.CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS,
       50,
     ),
+    webhooks: webhookConfig(env),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
       env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,

@@ -175,8 +175,20 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `GET ${V1}/time-clock/status`,
             `POST ${V1}/time-clock/events/batch`,
             `GET ${V1}/reports/timesheets`,
+            `POST ${V1}/webhooks`,
+            `GET ${V1}/webhooks`,
+            `GET ${V1}/webhooks/{id}`,
+            `PATCH ${V1}/webhooks/{id}`,
+            `DELETE ${V1}/webhooks/{id}`,
+            `POST ${V1}/webhooks/{id}/rotate-secret`,
+            `POST ${V1}/webhooks/{id}/test`,
+            `GET ${V1}/webhooks/{id}/deliveries`,
+            `POST ${V1}/webhooks/{id}/replay`,
           ].sort(),
         );
+        // OpenAPI 3.1 webhooks: each delivery's payload, rendered in a section of their own.
+        const webhookNames = Object.keys(description.webhooks as Json);
+        expect(webhookNames).toHaveLength(9);
 
         const { page, log } = await openLoggedPage(context, server.listenUrl);
         await page.goto(`${server.listenUrl}${DOCS}`);
@@ -185,7 +197,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await page.locator('.opblock').first().waitFor();
         await expect
           .poll(() => page.locator('.opblock').count(), { timeout: UI_TIMEOUT })
-          .toBe(operations.length);
+          .toBe(operations.length + webhookNames.length);
+        for (const name of webhookNames)
+          await expect(
+            page.locator('.opblock-summary-path', { hasText: new RegExp(`^${escapeRegExp(name)}$`) }).count(),
+            `webhook ${name} on the page`,
+          ).resolves.toBe(1);
         for (const operation of operations) {
           const block = page
             .locator('.opblock', {

@@ -76,6 +76,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'webhooks.manage',
 ];
 const TABLES = [
   'companies',
@@ -260,7 +261,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     it('migrate applies the migrations once on a fresh database, in JSON and in words', async () => {
       const url = await freshDatabase();
       expect(await jsonOn(url, 'migrate')).toEqual({
-        applied: ['0001-initial', '0002-events', '0003-breaks', '0004-console', '0005-company-settings'],
+        applied: [
+          '0001-initial',
+          '0002-events',
+          '0003-breaks',
+          '0004-console',
+          '0005-company-settings',
+          '0006-webhooks',
+        ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
       const human = await runOn(url, ['migrate']);

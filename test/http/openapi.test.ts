@@ -31,6 +31,16 @@ const ALL_OPERATIONS = [
   'POST /api/public/v1/time-clock/events/batch',
   // Added within v1 by the timesheets issue (21).
   'GET /api/public/v1/reports/timesheets',
+  // Added within v1 by the webhooks issue.
+  'POST /api/public/v1/webhooks',
+  'GET /api/public/v1/webhooks',
+  'GET /api/public/v1/webhooks/{id}',
+  'PATCH /api/public/v1/webhooks/{id}',
+  'DELETE /api/public/v1/webhooks/{id}',
+  'POST /api/public/v1/webhooks/{id}/rotate-secret',
+  'POST /api/public/v1/webhooks/{id}/test',
+  'GET /api/public/v1/webhooks/{id}/deliveries',
+  'POST /api/public/v1/webhooks/{id}/replay',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -175,8 +185,41 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(scheme.type).toBe('oauth2');
       expect(scheme.flows.clientCredentials.tokenUrl).toBe(`${PUBLIC_BASE_URL}${V1}/oauth/token`);
       expect(Object.keys(scheme.flows.clientCredentials.scopes).sort()).toEqual(
-        ['attendance.read', 'attendance.record', 'attendance.reports', 'employees.read', 'leave.read'].sort(),
+        [
+          'attendance.read',
+          'attendance.record',
+          'attendance.reports',
+          'employees.read',
+          'leave.read',
+          'webhooks.manage',
+        ].sort(),
       );
+      expect(operation(fullDocument, 'POST /api/public/v1/webhooks').security).toEqual([
+        { oauth2: ['webhooks.manage'] },
+      ]);
+      // OpenAPI 3.1's top-level webhooks: each delivery's payload, by event type, and the ping.
+      expect(Object.keys(fullDocument.webhooks).sort()).toEqual(
+        [
+          'time_entry.opened',
+          'time_entry.completed',
+          'time_entry.approved',
+          'time_entry.rejected',
+          'day.confirmed',
+          'employee.created',
+          'employee.updated',
+          'employee.deleted',
+          'ping',
+        ].sort(),
+      );
+      const opened = fullDocument.webhooks['time_entry.opened'].post;
+      expect(opened.requestBody.content['application/json'].schema.properties.data).toEqual({
+        $ref: '#/components/schemas/TimeEntry',
+      });
+      expect(opened.parameters.map((p: Json) => p.name)).toEqual([
+        'webhook-id',
+        'webhook-timestamp',
+        'webhook-signature',
+      ]);
       const scopeOf = (key: string) => operation(fullDocument, key).security;
       expect(scopeOf('GET /api/public/v1/employees')).toEqual([{ oauth2: ['employees.read'] }]);
       expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([{ oauth2: ['attendance.record'] }]);
@@ -318,6 +361,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         const employee = fixture.employees[0]!;
         const now = Date.now();
         const dryRun = { 'x-service-dry-run': 'true' };
+        const unknownId = '00000000-0000-4000-8000-000000000000';
         const calls: Record<string, () => Promise<Response>> = {
           'GET /api/public/v1/me': () => server.request(`${V1}/me`, { token }),
           'GET /api/public/v1/employees': () => server.request(`${V1}/employees`, { token }),
@@ -371,6 +415,27 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             }),
           'GET /api/public/v1/reports/timesheets': () =>
             server.request(`${V1}/reports/timesheets`, { token }),
+          // Webhook operations, called so that they change nothing: a body refused (422) or an unknown id (404).
+          'POST /api/public/v1/webhooks': () =>
+            server.request(`${V1}/webhooks`, { method: 'POST', token, json: { url: 'x', eventTypes: [] } }),
+          'GET /api/public/v1/webhooks': () => server.request(`${V1}/webhooks`, { token }),
+          'GET /api/public/v1/webhooks/{id}': () => server.request(`${V1}/webhooks/${unknownId}`, { token }),
+          'PATCH /api/public/v1/webhooks/{id}': () =>
+            server.request(`${V1}/webhooks/${unknownId}`, { method: 'PATCH', token, json: {} }),
+          'DELETE /api/public/v1/webhooks/{id}': () =>
+            server.request(`${V1}/webhooks/${unknownId}`, { method: 'DELETE', token }),
+          'POST /api/public/v1/webhooks/{id}/rotate-secret': () =>
+            server.request(`${V1}/webhooks/${unknownId}/rotate-secret`, { method: 'POST', token }),
+          'POST /api/public/v1/webhooks/{id}/test': () =>
+            server.request(`${V1}/webhooks/${unknownId}/test`, { method: 'POST', token }),
+          'GET /api/public/v1/webhooks/{id}/deliveries': () =>
+            server.request(`${V1}/webhooks/${unknownId}/deliveries`, { token }),
+          'POST /api/public/v1/webhooks/{id}/replay': () =>
+            server.request(`${V1}/webhooks/${unknownId}/replay`, {
+              method: 'POST',
+              token,
+              json: { deliveryId: unknownId },
+            }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -387,6 +452,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['leave.read'],
         ['attendance.record,attendance.read,employees.read'],
         ['attendance.reports'],
+        ['webhooks.manage'],
       ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
         const token = await keyWithScopes(scopes);
         const response = await server.request(`${V1}/openapi.json`, { token });

@@ -29,6 +29,7 @@ import {
   TokenResponseSchema,
   WriteResultSchema,
 } from '../schemas/common.js';
+import { WebhookDeliverySchema, WebhookEndpointSchema, webhookDescriptions } from '../schemas/webhooks.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
@@ -106,6 +107,11 @@ const TAGS = [
     name: 'Reports',
     description: 'Timesheets for payroll: worked, regular and overtime hours, as JSON or as a CSV file.',
   },
+  {
+    name: 'Webhooks',
+    description:
+      'Signed deliveries of the change feed’s events to your endpoints (Standard Webhooks 1.0), retried for about three days.',
+  },
 ];
 
 /**
@@ -136,6 +142,8 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   EmployeeRef: EmployeeRefSchema,
   FieldError: FieldErrorSchema,
   Problem: ProblemSchema,
+  WebhookEndpoint: WebhookEndpointSchema,
+  WebhookDelivery: WebhookDeliverySchema,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */
@@ -226,6 +234,8 @@ function finishDocument(document: Json): Json {
     }
   }
   hoistNamedSchemas(document);
+  // OpenAPI 3.1: what each webhook delivery posts to an integrator's endpoint.
+  document.webhooks = webhookDescriptions();
   return document;
 }
 

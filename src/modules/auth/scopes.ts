@@ -10,6 +10,12 @@ export const SCOPES = [
   { id: 'attendance.reports', permission: 49, label: 'Read time reports', kind: 'human' },
   { id: 'employees.read', permission: 52, label: 'Read employees', kind: 'human' },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', kind: 'human' },
+  {
+    id: 'webhooks.manage',
+    permission: 94,
+    label: "Manage the company's webhook endpoints (their deliveries carry only events the key can read)",
+    kind: 'machine',
+  },
 ] as const;
 
 export type ScopeId = (typeof SCOPES)[number]['id'];

@@ -55,7 +55,7 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
 }
 
 /** Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*` with employees.read. */
-function visibleFamilies(principal: Principal): string[] {
+export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
   if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');

@@ -5,6 +5,7 @@ import * as events from './migrations/0002-events.js';
 import * as breaks from './migrations/0003-breaks.js';
 import * as consoleSignIn from './migrations/0004-console.js';
 import * as companySettings from './migrations/0005-company-settings.js';
+import * as webhooks from './migrations/0006-webhooks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -12,6 +13,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0003-breaks': breaks,
   '0004-console': consoleSignIn,
   '0005-company-settings': companySettings,
+  '0006-webhooks': webhooks,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

@@ -214,6 +214,45 @@ export interface ConsoleInvitationsTable {
   used_at: string | null;
 }
 
+export interface WebhookEndpointsTable {
+  id: string;
+  company_id: string;
+  url: string;
+  event_types: string;
+  description: string | null;
+  status: string;
+  disabled_reason: string | null;
+  secret: string;
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  created_by_key_id: string | null;
+  start_seq: number;
+  after_seq: number;
+  failing_since: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WebhookDeliveriesTable {
+  id: string;
+  endpoint_id: string;
+  company_id: string;
+  event_id: string;
+  event_type: string;
+  origin: string;
+  payload: string;
+  state: string;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_owner: string | null;
+  lease_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  last_duration_ms: number | null;
+  last_attempt_at: string | null;
+  created_at: string;
+}
+
 export interface Schema {
   companies: CompaniesTable;
   workplaces: WorkplacesTable;
@@ -233,6 +272,8 @@ export interface Schema {
   time_entry_breaks: TimeEntryBreaksTable;
   console_sessions: ConsoleSessionsTable;
   console_invitations: ConsoleInvitationsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

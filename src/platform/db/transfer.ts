@@ -47,6 +47,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'time_entry_breaks', key: ['id'] },
   { name: 'console_sessions', key: ['id_hash'] },
   { name: 'console_invitations', key: ['token_hash'] },
+  { name: 'webhook_endpoints', key: ['id'] },
+  { name: 'webhook_deliveries', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}

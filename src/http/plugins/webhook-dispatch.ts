@@ -1,0 +1,27 @@
+import fp from 'fastify-plugin';
+import { WebhookDispatcher } from '../../modules/webhooks/dispatcher.js';
+
+/**
+ * Every server instance dispatches webhook deliveries (unless WEBHOOK_DISPATCH=false): it polls every
+ * WEBHOOK_POLL_INTERVAL_MS for new events and due deliveries, from when it listens until it closes.
+ */
+export const webhookDispatchPlugin = fp(
+  async (app) => {
+    const { ctx, config, metrics } = app.services;
+    if (!config.webhooks.dispatch) return;
+    const dispatcher = new WebhookDispatcher(ctx, {
+      key: app.services.webhookKey,
+      policy: config.webhooks,
+      retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
+      pollIntervalMs: config.webhooks.pollIntervalMs,
+      onAttempt: (outcome, seconds) => {
+        metrics.webhookDeliveries.inc({ outcome });
+        metrics.webhookDeliveryDuration.observe({ outcome }, seconds);
+      },
+      onError: (error) => app.log.warn({ err: error }, 'webhook dispatching failed; trying again'),
+    });
+    app.addHook('onListen', async () => dispatcher.start());
+    app.addHook('onClose', async () => dispatcher.stop());
+  },
+  { name: 'webhook-dispatch' },
+);

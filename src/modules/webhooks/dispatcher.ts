@@ -1,0 +1,324 @@
+import { newId } from '../../domain/ids.js';
+import { signatureHeader } from '../../domain/webhook-signature.js';
+import type { AppContext } from '../context.js';
+import { readEventsAfter, sequenceOf } from '../events/queries.js';
+import type { OutboundPolicy } from './address-guard.js';
+import { postWebhook, type SendOutcome } from './outbound.js';
+import {
+  claimDue,
+  endpointsBehind,
+  endpointsByIds,
+  endpointFailureState,
+  endpointsOfDeadKeys,
+  type EndpointRow,
+  keyState,
+  leasedDelivery,
+  lockEndpointForFanOut,
+  updateDelivery,
+  updateEndpointRow,
+} from './queries.js';
+import { openSecret } from './secrets.js';
+import { queueEvents, receivableTypes } from './service.js';
+
+/*
+ * The dispatcher, run by every `serve` instance (docs/architecture.md, "Webhooks"):
+ *
+ * 1. Fan-out. Deliveries are derived from the event log, not written by the change: each endpoint
+ *    keeps `after_seq`, how far into its company's log it has been served. A transaction locks the
+ *    endpoint (PostgreSQL: FOR UPDATE SKIP LOCKED, so one instance does it), reads the events after
+ *    it, inserts their deliveries and moves `after_seq`, all or nothing. A write therefore costs
+ *    nothing more, and a kill -9 at any moment loses nothing: an event committed is in the log, and
+ *    the cursor moves only with the deliveries it made.
+ * 2. Claim. Due deliveries are leased (lease_owner, lease_until) in a short transaction (PostgreSQL:
+ *    FOR UPDATE SKIP LOCKED; SQLite: BEGIN IMMEDIATE), which commits before any HTTP call.
+ * 3. Send, with no transaction open; then record the outcome in a transaction that first checks the
+ *    lease is still ours. A process killed between send and record leaves a lease that runs out, and
+ *    the attempt is made again: at least once.
+ */
+
+/**
+ * How long a claim holds a delivery: the 10 s send plus ample margin. A process killed while sending
+ * leaves its claims to be retried by any instance once this has passed.
+ */
+const LEASE_MS = 30_000;
+const CLAIM_BATCH = 20;
+const FAN_OUT_BATCH = 500;
+/** An endpoint whose every attempt failed for this long is disabled. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 86_400_000;
+/** Revoked or expired creating keys are looked for this often. */
+const KEY_SWEEP_MS = 5_000;
+
+export type AttemptOutcome = 'success' | 'failure' | 'gone' | 'refused';
+
+export interface DispatcherOptions {
+  key: Buffer;
+  policy: OutboundPolicy;
+  retryDelaysSeconds: readonly number[];
+  pollIntervalMs: number;
+  onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
+  onError?: (error: unknown) => void;
+}
+
+/** The delay before retry number `attempt` (1-based): the schedule's value, jittered by ±20%. */
+export function retryDelayMs(
+  delays: readonly number[],
+  attempt: number,
+  random = Math.random,
+): number | null {
+  const base = delays[attempt - 1];
+  if (base === undefined) return null;
+  return Math.round(base * 1000 * (0.8 + 0.4 * random()));
+}
+
+export class WebhookDispatcher {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<void> | null = null;
+  private stopped = true;
+  private lastKeySweep = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly options: DispatcherOptions,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.schedule(0);
+  }
+
+  /** Stops polling and waits for the round in progress (its sends included). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** Asks for a round now (after a commit, say); correctness never depends on it. */
+  nudge(): void {
+    if (!this.stopped && this.running === null) this.schedule(0);
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.running = this.round()
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.running = null;
+          this.schedule(this.options.pollIntervalMs);
+        });
+    }, ms);
+    this.timer.unref();
+  }
+
+  /** One round: dead keys, fan-out, then claims and sends until nothing is due. */
+  async round(): Promise<void> {
+    const now = this.ctx.now();
+    if (now - this.lastKeySweep >= KEY_SWEEP_MS) {
+      this.lastKeySweep = now;
+      await this.disableEndpointsOfDeadKeys();
+    }
+    await this.fanOut();
+    for (let i = 0; i < 10 && !this.stopped; i++) {
+      const sent = await this.sendDue();
+      if (sent < CLAIM_BATCH) break;
+    }
+  }
+
+  private async disableEndpointsOfDeadKeys(): Promise<void> {
+    const nowIso = new Date(this.ctx.now()).toISOString();
+    const dead = await endpointsOfDeadKeys(this.ctx.database.db, nowIso);
+    for (const row of dead) {
+      const reason =
+        row.revoked_at !== null
+          ? 'the API key that created this endpoint was revoked'
+          : 'the API key that created this endpoint expired';
+      await this.ctx.database.transaction((tx) =>
+        updateEndpointRow(tx, row.id, { status: 'disabled', disabled_reason: reason, updated_at: nowIso }),
+      );
+    }
+  }
+
+  /** Turns new events of the log into deliveries, endpoint by endpoint. */
+  async fanOut(): Promise<void> {
+    const behind = await endpointsBehind(this.ctx.database.db, 100);
+    for (const { id } of behind) {
+      if (this.stopped) return;
+      await this.ctx.database.transaction(async (tx) => {
+        const endpoint = await lockEndpointForFanOut(tx, id);
+        if (!endpoint) return;
+        const at = new Date(this.ctx.now()).toISOString();
+        let scopes: string[] | null = null;
+        if (endpoint.created_by_key_id !== null) {
+          const key = await keyState(tx, endpoint.created_by_key_id);
+          const dead = !key
+            ? 'was deleted'
+            : key.revoked_at !== null
+              ? 'was revoked'
+              : key.expires_at !== null && key.expires_at <= at
+                ? 'expired'
+                : null;
+          if (dead !== null || !key) {
+            // Its events stop here: the key no longer reads them.
+            await updateEndpointRow(tx, endpoint.id, {
+              status: 'disabled',
+              disabled_reason: `the API key that created this endpoint ${dead ?? 'was deleted'}`,
+              updated_at: at,
+            });
+            return;
+          }
+          scopes = JSON.parse(key.scopes) as string[];
+        }
+        const types = new Set(receivableTypes(JSON.parse(endpoint.event_types) as string[], scopes));
+        const { lastSeq } = await sequenceOf(tx, endpoint.company_id);
+        const events = await readEventsAfter(
+          tx,
+          endpoint.company_id,
+          endpoint.after_seq,
+          null,
+          FAN_OUT_BATCH,
+        );
+        const last = events.at(-1);
+        // Every event up to lastSeq was committed before the read: with a short page, all were seen.
+        const position =
+          events.length === FAN_OUT_BATCH ? Number(last!.seq) : Math.max(Number(last?.seq ?? 0), lastSeq);
+        await queueEvents(
+          tx,
+          endpoint,
+          events.filter((e) => types.has(e.type)),
+          'event',
+          at,
+        );
+        await updateEndpointRow(tx, endpoint.id, { after_seq: position });
+      });
+    }
+  }
+
+  /** Claims due deliveries, sends them (no transaction open) and records each outcome; returns how many. */
+  async sendDue(): Promise<number> {
+    const owner = newId();
+    const now = this.ctx.now();
+    const claimed = await this.ctx.database.transaction((tx) =>
+      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_BATCH),
+    );
+    if (claimed.length === 0) return 0;
+    const endpoints = new Map(
+      (await endpointsByIds(this.ctx.database.db, [...new Set(claimed.map((d) => d.endpoint_id))])).map(
+        (e) => [e.id, e],
+      ),
+    );
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const endpoint = endpoints.get(delivery.endpoint_id);
+        if (!endpoint) return;
+        const outcome = await this.send(endpoint, delivery);
+        await this.record(owner, delivery.id, endpoint, outcome);
+      }),
+    );
+    return claimed.length;
+  }
+
+  private async send(
+    endpoint: EndpointRow,
+    delivery: { event_id: string; payload: string },
+  ): Promise<SendOutcome> {
+    let secrets: string[];
+    try {
+      secrets = [openSecret(this.options.key, endpoint.secret)];
+      if (
+        endpoint.previous_secret !== null &&
+        endpoint.previous_secret_until !== null &&
+        endpoint.previous_secret_until > new Date(this.ctx.now()).toISOString()
+      )
+        secrets.push(openSecret(this.options.key, endpoint.previous_secret));
+    } catch (error) {
+      return {
+        status: null,
+        error: `the endpoint's secret cannot be read: ${(error as Error).message}`,
+        durationMs: 0,
+      };
+    }
+    // The timestamp is the wall clock of this attempt (receivers check it against theirs).
+    const timestamp = Math.floor(Date.now() / 1000);
+    return postWebhook(
+      endpoint.url,
+      {
+        'webhook-id': delivery.event_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatureHeader(secrets, delivery.event_id, timestamp, delivery.payload),
+      },
+      delivery.payload,
+      this.options.policy,
+    );
+  }
+
+  private async record(
+    owner: string,
+    id: string,
+    endpoint: EndpointRow,
+    outcome: SendOutcome,
+  ): Promise<void> {
+    const status = outcome.status;
+    const kind: AttemptOutcome =
+      status !== null && status >= 200 && status < 300
+        ? 'success'
+        : status === 410
+          ? 'gone'
+          : outcome.error?.startsWith('refused') === true
+            ? 'refused'
+            : 'failure';
+    this.options.onAttempt?.(kind, outcome.durationMs / 1000);
+    await this.ctx.database.transaction(async (tx) => {
+      const delivery = await leasedDelivery(tx, id, owner);
+      if (!delivery || delivery.state !== 'pending') return; // the lease ran out and another instance took over
+      const now = this.ctx.now();
+      const at = new Date(now).toISOString();
+      const attempts = Number(delivery.attempts) + 1;
+      const common = {
+        attempts,
+        lease_owner: null,
+        lease_until: null,
+        last_status: status,
+        last_error: outcome.error,
+        last_duration_ms: outcome.durationMs,
+        last_attempt_at: at,
+      };
+      if (kind === 'success') {
+        await updateDelivery(tx, id, { ...common, state: 'succeeded', next_attempt_at: null });
+        if (endpoint.failing_since !== null)
+          await updateEndpointRow(tx, endpoint.id, { failing_since: null });
+        return;
+      }
+      if (kind === 'gone') {
+        await updateDelivery(tx, id, { ...common, state: 'failed', next_attempt_at: null });
+        await updateEndpointRow(tx, endpoint.id, {
+          status: 'disabled',
+          disabled_reason: 'the receiver answered 410 Gone',
+          updated_at: at,
+        });
+        return;
+      }
+      const delay = retryDelayMs(this.options.retryDelaysSeconds, attempts);
+      await updateDelivery(tx, id, {
+        ...common,
+        state: delay === null ? 'failed' : 'pending',
+        next_attempt_at: delay === null ? null : new Date(now + delay).toISOString(),
+      });
+      const current = await endpointFailureState(tx, endpoint.id);
+      if (!current) return;
+      if (current.failing_since === null) await updateEndpointRow(tx, endpoint.id, { failing_since: at });
+      else if (
+        current.status === 'active' &&
+        Date.parse(current.failing_since) <= now - DISABLE_AFTER_FAILING_MS
+      )
+        await updateEndpointRow(tx, endpoint.id, {
+          status: 'disabled',
+          disabled_reason: `every delivery failed for 5 days (last: ${status !== null ? `status ${status}` : outcome.error})`,
+          updated_at: at,
+        });
+    });
+  }
+}

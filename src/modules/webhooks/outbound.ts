@@ -1,0 +1,108 @@
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { LookupFunction } from 'node:net';
+import { checkUrl, hostOf, type OutboundPolicy, UnsafeTarget, vetHost } from './address-guard.js';
+
+export const DELIVERY_TIMEOUT_MS = 10_000;
+/** At most this much of a receiver's answer is read; the rest is dropped with the connection. */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+export interface SendOutcome {
+  /** The receiver's status code; null when none came (refused target, network error, timeout). */
+  status: number | null;
+  /** Why no status came, or null. */
+  error: string | null;
+  durationMs: number;
+}
+
+/**
+ * A `lookup` for the socket that resolves the host itself and hands the socket only a vetted
+ * address: the address connected to is the one checked, so a name that resolves to a public address
+ * at the check and to 127.0.0.1 at the connect (DNS rebinding) is refused at the connect.
+ */
+function guardedLookup(policy: OutboundPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    vetHost(hostname, policy).then(
+      (found) => {
+        if ((options as { all?: boolean }).all)
+          (callback as (e: null, a: { address: string; family: number }[]) => void)(null, found);
+        else callback(null, found[0]!.address, found[0]!.family);
+      },
+      (error: unknown) => callback(error as NodeJS.ErrnoException, '', 0),
+    );
+  };
+}
+
+/**
+ * POSTs one delivery: no redirects followed (a 3xx is an answer like any other non-2xx), at most
+ * 10 s in all, at most 64 KiB of the answer read. Never throws.
+ */
+export async function postWebhook(
+  target: string,
+  headers: Record<string, string>,
+  body: string,
+  policy: OutboundPolicy,
+  timeoutMs = DELIVERY_TIMEOUT_MS,
+): Promise<SendOutcome> {
+  const started = performance.now();
+  const done = (status: number | null, error: string | null): SendOutcome => ({
+    status,
+    error,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const checked = checkUrl(target, policy);
+  if ('problem' in checked) return done(null, `refused: the URL ${checked.problem}`);
+  const { url } = checked;
+  const host = hostOf(url);
+  try {
+    // An address literal never reaches `lookup`: it is vetted here.
+    await vetHost(host, policy);
+  } catch (error) {
+    return done(null, `refused: ${(error as Error).message}`);
+  }
+  return new Promise<SendOutcome>((resolve) => {
+    let settled = false;
+    const finish = (status: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(status, error));
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        agent: false,
+        lookup: guardedLookup(policy),
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'Punchclock-Webhooks/1',
+        },
+      },
+      (response: IncomingMessage) => {
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) {
+            finish(response.statusCode ?? null, null);
+            response.destroy();
+          }
+        });
+        response.on('end', () => finish(response.statusCode ?? null, null));
+        response.on('error', () => finish(response.statusCode ?? null, null));
+      },
+    );
+    const timer = setTimeout(() => {
+      finish(null, `timeout after ${timeoutMs} ms`);
+      request.destroy();
+    }, timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      const refused = error instanceof UnsafeTarget;
+      finish(null, refused ? `refused: ${error.message}` : `network error: ${error.code ?? error.message}`);
+    });
+    request.end(body);
+  });
+}

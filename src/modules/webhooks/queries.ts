@@ -1,0 +1,255 @@
+import { sql } from 'kysely';
+import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
+import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../platform/db/schema.js';
+
+export type EndpointRow = WebhookEndpointsTable;
+export type DeliveryRow = WebhookDeliveriesTable;
+
+export async function insertEndpoint(tx: Tx, row: EndpointRow): Promise<void> {
+  await tx.insertInto('webhook_endpoints').values(row).execute();
+}
+
+export async function countEndpoints(tx: Tx, companyId: string): Promise<number> {
+  const row = await tx
+    .selectFrom('webhook_endpoints')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('company_id', '=', companyId)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Serialises endpoint creation per company (the 20-endpoint limit): the company row stays locked (PostgreSQL). */
+export async function lockCompany(tx: Tx, companyId: string): Promise<boolean> {
+  const row = await tx
+    .selectFrom('companies')
+    .select('id')
+    .where('id', '=', companyId)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function findEndpoint(db: Executor, companyId: string, id: string, lock = false) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .$if(lock && rowLocks(db), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export async function listEndpointsPage(
+  db: Executor,
+  companyId: string,
+  afterId: string | null,
+  limit: number,
+) {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .$if(afterId !== null, (q) => q.where('id', '>', afterId!))
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+export async function updateEndpointRow(tx: Tx, id: string, set: Partial<EndpointRow>): Promise<void> {
+  await tx.updateTable('webhook_endpoints').set(set).where('id', '=', id).execute();
+}
+
+export async function deleteEndpointRows(tx: Tx, id: string): Promise<void> {
+  await tx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+  await tx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
+}
+
+export async function insertDeliveries(tx: Tx, rows: DeliveryRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 200) {
+    await tx
+      .insertInto('webhook_deliveries')
+      .values(rows.slice(i, i + 200))
+      .onConflict((oc) =>
+        oc.columns(['endpoint_id', 'event_id']).where(sql.ref('origin'), '=', sql.lit('event')).doNothing(),
+      )
+      .execute();
+  }
+}
+
+export async function findDelivery(db: Executor, endpointId: string, id: string) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+/** An endpoint's deliveries, newest first, after (created_at, id) when given. */
+export async function listDeliveriesPage(
+  db: Executor,
+  endpointId: string,
+  before: { createdAt: string; id: string } | null,
+  limit: number,
+) {
+  return db
+    .selectFrom('webhook_deliveries')
+    .select([
+      'id',
+      'event_id',
+      'event_type',
+      'origin',
+      'state',
+      'attempts',
+      'next_attempt_at',
+      'last_status',
+      'last_error',
+      'last_duration_ms',
+      'last_attempt_at',
+      'created_at',
+    ])
+    .where('endpoint_id', '=', endpointId)
+    .$if(before !== null, (q) =>
+      q.where((eb) =>
+        eb.or([
+          eb('created_at', '<', before!.createdAt),
+          eb.and([eb('created_at', '=', before!.createdAt), eb('id', '<', before!.id)]),
+        ]),
+      ),
+    )
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
+/** Events of a time range, for a replay: retained ones after the endpoint's creation, of the given types. */
+export async function eventsBetween(
+  db: Executor,
+  companyId: string,
+  range: { from: string; to: string; afterSeq: number; types: string[]; limit: number },
+) {
+  if (range.types.length === 0) return [];
+  return db
+    .selectFrom('events')
+    .select(['seq', 'id', 'type', 'occurred_at', 'data'])
+    .where('company_id', '=', companyId)
+    .where('seq', '>', range.afterSeq)
+    .where('occurred_at', '>=', range.from)
+    .where('occurred_at', '<', range.to)
+    .where('type', 'in', range.types)
+    .orderBy('seq')
+    .limit(range.limit)
+    .execute();
+}
+
+// --- the dispatcher's statements ---
+
+/** Active endpoints with events in the log they have not been given yet. */
+export async function endpointsBehind(db: Executor, limit: number) {
+  return db
+    .selectFrom('webhook_endpoints as w')
+    .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
+    .select(['w.id'])
+    .where('w.status', '=', 'active')
+    .whereRef('s.last_seq', '>', 'w.after_seq')
+    .limit(limit)
+    .execute();
+}
+
+/** The endpoint, locked for its fan-out; undefined when another instance is at it (PostgreSQL) or it is not active. */
+export async function lockEndpointForFanOut(tx: Tx, id: string) {
+  return tx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .$if(rowLocks(tx), (q) => q.forUpdate().skipLocked())
+    .executeTakeFirst();
+}
+
+export async function keyState(db: Executor, keyId: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['scopes', 'revoked_at', 'expires_at'])
+    .where('id', '=', keyId)
+    .executeTakeFirst();
+}
+
+/** Active endpoints whose creating key is revoked, or expired by `nowIso`. */
+export async function endpointsOfDeadKeys(db: Executor, nowIso: string) {
+  return db
+    .selectFrom('webhook_endpoints as w')
+    .innerJoin('api_keys as k', 'k.id', 'w.created_by_key_id')
+    .select(['w.id', 'k.revoked_at', 'k.expires_at'])
+    .where('w.status', '=', 'active')
+    .where((eb) => eb.or([eb('k.revoked_at', 'is not', null), eb('k.expires_at', '<=', nowIso)]))
+    .limit(100)
+    .execute();
+}
+
+/**
+ * Claims up to `limit` due deliveries of active endpoints for `owner` until `leaseUntil`. PostgreSQL:
+ * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED); SQLite: the transaction
+ * holds the write lock (BEGIN IMMEDIATE), so claims of two processes on one file run one after the
+ * other and the second sees the first's lease.
+ */
+export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil: string, limit: number) {
+  const due = await tx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'attempts'])
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', nowIso)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb.selectFrom('webhook_endpoints').select('id').where('status', '=', 'active'),
+    )
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .$if(rowLocks(tx), (q) => q.forUpdate().skipLocked())
+    .execute();
+  if (due.length > 0)
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where(
+        'id',
+        'in',
+        due.map((d) => d.id),
+      )
+      .execute();
+  return due;
+}
+
+export async function endpointsByIds(db: Executor, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+}
+
+/** The delivery, locked, while `owner` still holds its lease; undefined when the lease was lost. */
+export async function leasedDelivery(tx: Tx, id: string, owner: string) {
+  return tx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'attempts', 'state'])
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export async function updateDelivery(tx: Tx, id: string, set: Partial<DeliveryRow>): Promise<void> {
+  await tx.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
+}
+
+export async function endpointFailureState(tx: Tx, id: string) {
+  return tx
+    .selectFrom('webhook_endpoints')
+    .select(['failing_since', 'status'])
+    .where('id', '=', id)
+    .executeTakeFirst();
+}
+
+export async function keyScopes(db: Executor, keyId: string): Promise<string[] | null> {
+  const key = await db.selectFrom('api_keys').select('scopes').where('id', '=', keyId).executeTakeFirst();
+  return key ? (JSON.parse(key.scopes) as string[]) : null;
+}

@@ -1,0 +1,447 @@
+import type { CursorCodec } from '../../domain/cursor.js';
+import { ApiError, validationError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
+import type { AppContext } from '../context.js';
+import { EVENT_TYPES, visibleFamilies } from '../events/service.js';
+import { sequenceOf } from '../events/queries.js';
+import { checkUrl, hostOf, type OutboundPolicy, UnsafeTarget, vetHost } from './address-guard.js';
+import {
+  countEndpoints,
+  type DeliveryRow,
+  deleteEndpointRows,
+  type EndpointRow,
+  eventsBetween,
+  findDelivery,
+  findEndpoint,
+  insertDeliveries,
+  insertEndpoint,
+  keyScopes,
+  listDeliveriesPage,
+  listEndpointsPage,
+  lockCompany,
+  updateEndpointRow,
+} from './queries.js';
+import { newWebhookSecret, sealSecret } from './secrets.js';
+
+/** Endpoints a company may have at once. */
+export const MAX_ENDPOINTS_PER_COMPANY = 20;
+/** How long the previous secret keeps signing beside the new one after a rotation. */
+export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
+/** Most events one replay re-sends. */
+export const MAX_REPLAY_EVENTS = 10_000;
+export const PING_TYPE = 'ping';
+
+/** What management needs besides the database: the secrets' key and the outbound policy. */
+export interface WebhookSettings {
+  key: Buffer;
+  policy: OutboundPolicy;
+}
+
+/** Who manages: an API key (its scopes limit what its endpoints receive) or an operator (CLI, console). */
+export type WebhookManager = { kind: 'api_key'; keyId: string } | { kind: 'operator' };
+
+export function endpointView(row: EndpointRow) {
+  return {
+    id: row.id,
+    url: row.url,
+    eventTypes: JSON.parse(row.event_types) as string[],
+    description: row.description,
+    status: row.status as 'active' | 'disabled',
+    disabledReason: row.disabled_reason,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+function notFound(id: string): ApiError {
+  return new ApiError('not_found', `no webhook endpoint ${id} in this company`);
+}
+
+/** The event types an endpoint created by a key with `scopes` may receive (null scopes: an operator's, every type). */
+export function receivableTypes(requested: readonly string[], scopes: readonly string[] | null): string[] {
+  if (scopes === null) return [...requested];
+  const families = visibleFamilies({ scopes });
+  return requested.filter((type) => families.some((family) => type.startsWith(family)));
+}
+
+function checkEventTypes(types: readonly string[]): string[] {
+  const unknown = types.filter((t) => !(EVENT_TYPES as readonly string[]).includes(t));
+  if (unknown.length > 0)
+    throw validationError([
+      {
+        field: 'eventTypes',
+        message: `unknown event type ${unknown.join(', ')}; known: ${EVENT_TYPES.join(', ')}`,
+        code: 'unknown_event_type',
+      },
+    ]);
+  if (types.length === 0)
+    throw validationError([
+      { field: 'eventTypes', message: 'must name at least one event type', code: 'required' },
+    ]);
+  return [...new Set(types)];
+}
+
+/** The URL's checks, DNS included (run before the transaction: resolving may take a while). */
+async function checkTarget(raw: string, policy: OutboundPolicy): Promise<string> {
+  const refuse = (message: string, code: string) => validationError([{ field: 'url', message, code }]);
+  if (raw.length > 2000) throw refuse('must be at most 2000 characters', 'max_length');
+  const checked = checkUrl(raw, policy);
+  if ('problem' in checked) throw refuse(checked.problem, 'invalid_url');
+  try {
+    await vetHost(hostOf(checked.url), policy);
+  } catch (error) {
+    if (error instanceof UnsafeTarget) throw refuse(`is refused: ${error.message}`, 'unsafe_target');
+    throw error;
+  }
+  return checked.url.toString();
+}
+
+function checkDescription(description: string | null | undefined): string | null {
+  if (description === undefined || description === null) return null;
+  if (description.length > 500 || description.includes('\u0000'))
+    throw validationError([
+      { field: 'description', message: 'must be at most 500 characters', code: 'max_length' },
+    ]);
+  return description;
+}
+
+export interface CreateEndpointInput {
+  url: string;
+  eventTypes: string[];
+  description?: string | null;
+}
+
+/**
+ * POST /webhooks (and `webhook create`): the endpoint receives the events committed after this
+ * moment; its secret is returned here only.
+ */
+export async function createEndpoint(
+  ctx: AppContext,
+  settings: WebhookSettings,
+  companyId: string,
+  manager: WebhookManager,
+  input: CreateEndpointInput,
+) {
+  const eventTypes = checkEventTypes(input.eventTypes);
+  const description = checkDescription(input.description);
+  const url = await checkTarget(input.url, settings.policy);
+  const secret = newWebhookSecret();
+  return ctx.database.transaction(async (tx) => {
+    if (!(await lockCompany(tx, companyId))) throw new ApiError('not_found', `no company ${companyId}`);
+    if ((await countEndpoints(tx, companyId)) >= MAX_ENDPOINTS_PER_COMPANY)
+      throw validationError([
+        {
+          field: 'url',
+          message: `a company may have at most ${MAX_ENDPOINTS_PER_COMPANY} webhook endpoints`,
+          code: 'limit_reached',
+        },
+      ]);
+    const at = new Date(ctx.now()).toISOString();
+    const { lastSeq } = await sequenceOf(tx, companyId);
+    const row: EndpointRow = {
+      id: newId(),
+      company_id: companyId,
+      url,
+      event_types: JSON.stringify(eventTypes),
+      description,
+      status: 'active',
+      disabled_reason: null,
+      secret: sealSecret(settings.key, secret),
+      previous_secret: null,
+      previous_secret_until: null,
+      created_by_key_id: manager.kind === 'api_key' ? manager.keyId : null,
+      start_seq: lastSeq,
+      after_seq: lastSeq,
+      failing_since: null,
+      created_at: at,
+      updated_at: at,
+    };
+    await insertEndpoint(tx, row);
+    return { ...endpointView(row), secret };
+  });
+}
+
+export async function listEndpoints(
+  db: Executor,
+  cursors: CursorCodec,
+  companyId: string,
+  query: { cursor?: string; limit?: number },
+) {
+  const limit = query.limit ?? 25;
+  let afterId: string | null = null;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    if (payload?.k !== 'webhooks' || payload.c !== companyId || typeof payload.a !== 'string')
+      throw validationError([
+        { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
+      ]);
+    afterId = payload.a;
+  }
+  const rows = await listEndpointsPage(db, companyId, afterId, limit + 1);
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map(endpointView),
+    nextCursor: hasMore && last ? cursors.encode({ k: 'webhooks', c: companyId, a: last.id }) : null,
+    hasMore,
+  };
+}
+
+export async function getEndpoint(db: Executor, companyId: string, id: string) {
+  const row = await findEndpoint(db, companyId, id);
+  if (!row) throw notFound(id);
+  return endpointView(row);
+}
+
+export interface UpdateEndpointInput {
+  url?: string;
+  eventTypes?: string[];
+  description?: string | null;
+  status?: 'active';
+}
+
+/** PATCH: url, event types, description; `status: active` re-enables (from the log's head: replay covers the gap). */
+export async function updateEndpoint(
+  ctx: AppContext,
+  settings: WebhookSettings,
+  companyId: string,
+  id: string,
+  input: UpdateEndpointInput,
+) {
+  const eventTypes = input.eventTypes === undefined ? undefined : checkEventTypes(input.eventTypes);
+  const description = input.description === undefined ? undefined : checkDescription(input.description);
+  const url = input.url === undefined ? undefined : await checkTarget(input.url, settings.policy);
+  return ctx.database.transaction(async (tx) => {
+    const row = await findEndpoint(tx, companyId, id, true);
+    if (!row) throw notFound(id);
+    const set: Partial<EndpointRow> = { updated_at: new Date(ctx.now()).toISOString() };
+    if (url !== undefined) set.url = url;
+    if (eventTypes !== undefined) set.event_types = JSON.stringify(eventTypes);
+    if (description !== undefined) set.description = description;
+    if (input.status === 'active' && row.status !== 'active') {
+      const { lastSeq } = await sequenceOf(tx, companyId);
+      Object.assign(set, {
+        status: 'active',
+        disabled_reason: null,
+        failing_since: null,
+        after_seq: lastSeq,
+      });
+    }
+    await updateEndpointRow(tx, id, set);
+    return endpointView({ ...row, ...set });
+  });
+}
+
+export async function deleteEndpoint(ctx: AppContext, companyId: string, id: string): Promise<void> {
+  await ctx.database.transaction(async (tx) => {
+    const row = await findEndpoint(tx, companyId, id, true);
+    if (!row) throw notFound(id);
+    await deleteEndpointRows(tx, id);
+  });
+}
+
+/** A new secret; the current one keeps signing beside it for 24 hours (a second signature in the header). */
+export async function rotateEndpointSecret(
+  ctx: AppContext,
+  settings: WebhookSettings,
+  companyId: string,
+  id: string,
+) {
+  const secret = newWebhookSecret();
+  return ctx.database.transaction(async (tx) => {
+    const row = await findEndpoint(tx, companyId, id, true);
+    if (!row) throw notFound(id);
+    const now = ctx.now();
+    const set: Partial<EndpointRow> = {
+      secret: sealSecret(settings.key, secret),
+      previous_secret: row.secret,
+      previous_secret_until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+      updated_at: new Date(now).toISOString(),
+    };
+    await updateEndpointRow(tx, id, set);
+    return {
+      ...endpointView({ ...row, ...set }),
+      secret,
+      previousSecretValidUntil: set.previous_secret_until!,
+    };
+  });
+}
+
+function deliveryRow(
+  endpoint: EndpointRow,
+  event: { id: string; type: string; payload: string },
+  origin: 'event' | 'replay' | 'test',
+  at: string,
+): DeliveryRow {
+  return {
+    id: newId(),
+    endpoint_id: endpoint.id,
+    company_id: endpoint.company_id,
+    event_id: event.id,
+    event_type: event.type,
+    origin,
+    payload: event.payload,
+    state: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    lease_owner: null,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    last_duration_ms: null,
+    last_attempt_at: null,
+    created_at: at,
+  };
+}
+
+/** The body of a delivery: `{type, timestamp, data}` with the event's data as stored. */
+export function payloadOf(type: string, occurredAt: string, data: string): string {
+  return `{"type":${JSON.stringify(type)},"timestamp":${JSON.stringify(occurredAt)},"data":${data}}`;
+}
+
+/** The deliveries of `events` to `endpoint` (fan-out and replays). */
+export async function queueEvents(
+  tx: Tx,
+  endpoint: EndpointRow,
+  events: { id: string; type: string; occurred_at: string; data: string }[],
+  origin: 'event' | 'replay',
+  at: string,
+): Promise<number> {
+  const rows = events.map((e) =>
+    deliveryRow(
+      endpoint,
+      { id: e.id, type: e.type, payload: payloadOf(e.type, e.occurred_at, e.data) },
+      origin,
+      at,
+    ),
+  );
+  await insertDeliveries(tx, rows);
+  return rows.length;
+}
+
+/** POST …/test: a `ping` delivery (a fresh webhook-id), sent like any other. */
+export async function queuePing(ctx: AppContext, companyId: string, id: string) {
+  return ctx.database.transaction(async (tx) => {
+    const endpoint = await findEndpoint(tx, companyId, id);
+    if (!endpoint) throw notFound(id);
+    const at = new Date(ctx.now()).toISOString();
+    const eventId = newId();
+    const row = deliveryRow(
+      endpoint,
+      {
+        id: eventId,
+        type: PING_TYPE,
+        payload: payloadOf(PING_TYPE, at, JSON.stringify({ endpointId: endpoint.id })),
+      },
+      'test',
+      at,
+    );
+    await insertDeliveries(tx, [row]);
+    return { deliveryId: row.id, eventId, queued: 1 };
+  });
+}
+
+async function creatorScopes(db: Executor, endpoint: EndpointRow): Promise<string[] | null> {
+  if (endpoint.created_by_key_id === null) return null;
+  return (await keyScopes(db, endpoint.created_by_key_id)) ?? [];
+}
+
+export type ReplayInput = { from: string; to: string } | { deliveryId: string };
+
+/** POST …/replay: the endpoint's events of a time range, or one earlier delivery, sent again (same webhook-id). */
+export async function replay(ctx: AppContext, companyId: string, id: string, input: ReplayInput) {
+  return ctx.database.transaction(async (tx) => {
+    const endpoint = await findEndpoint(tx, companyId, id);
+    if (!endpoint) throw notFound(id);
+    const at = new Date(ctx.now()).toISOString();
+    if ('deliveryId' in input) {
+      const earlier = await findDelivery(tx, endpoint.id, input.deliveryId);
+      if (!earlier) throw new ApiError('not_found', `no delivery ${input.deliveryId} of this endpoint`);
+      const row = deliveryRow(
+        endpoint,
+        { id: earlier.event_id, type: earlier.event_type, payload: earlier.payload },
+        'replay',
+        at,
+      );
+      await insertDeliveries(tx, [row]);
+      return { queued: 1 };
+    }
+    const from = Date.parse(input.from);
+    const to = Date.parse(input.to);
+    if (Number.isNaN(from) || Number.isNaN(to) || from >= to)
+      throw validationError([{ field: 'to', message: 'must be a date-time after from', code: 'range' }]);
+    const types = receivableTypes(
+      JSON.parse(endpoint.event_types) as string[],
+      await creatorScopes(tx, endpoint),
+    );
+    const events = await eventsBetween(tx, companyId, {
+      from: new Date(from).toISOString(),
+      to: new Date(to).toISOString(),
+      afterSeq: endpoint.start_seq,
+      types,
+      limit: MAX_REPLAY_EVENTS + 1,
+    });
+    if (events.length > MAX_REPLAY_EVENTS)
+      throw validationError([
+        {
+          field: 'from',
+          message: `the range holds more than ${MAX_REPLAY_EVENTS} events; replay a shorter one`,
+          code: 'too_many',
+        },
+      ]);
+    return { queued: await queueEvents(tx, endpoint, events, 'replay', at) };
+  });
+}
+
+export async function listDeliveries(
+  db: Executor,
+  cursors: CursorCodec,
+  companyId: string,
+  id: string,
+  query: { cursor?: string; limit?: number },
+) {
+  const endpoint = await findEndpoint(db, companyId, id);
+  if (!endpoint) throw notFound(id);
+  const limit = query.limit ?? 25;
+  let before: { createdAt: string; id: string } | null = null;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    if (
+      payload?.k !== 'webhook-deliveries' ||
+      payload.e !== id ||
+      typeof payload.t !== 'string' ||
+      typeof payload.i !== 'string'
+    )
+      throw validationError([
+        { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
+      ]);
+    before = { createdAt: payload.t, id: payload.i };
+  }
+  const rows = await listDeliveriesPage(db, id, before, limit + 1);
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => ({
+      id: row.id,
+      eventId: row.event_id,
+      eventType: row.event_type,
+      origin: row.origin as 'event' | 'replay' | 'test',
+      status: row.state as 'pending' | 'succeeded' | 'failed',
+      attempts: Number(row.attempts),
+      statusCode: row.last_status === null ? null : Number(row.last_status),
+      error: row.last_error,
+      durationMs: row.last_duration_ms === null ? null : Number(row.last_duration_ms),
+      lastAttemptAt: row.last_attempt_at,
+      nextAttemptAt: row.state === 'pending' ? row.next_attempt_at : null,
+      createdAt: row.created_at,
+    })),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({ k: 'webhook-deliveries', e: id, t: last.created_at, i: last.id })
+        : null,
+    hasMore,
+  };
+}

@@ -1,0 +1,466 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { revokeApiKey } from '../../src/modules/admin/api-keys.js';
+import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entries.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
+import { inTransaction } from '../../src/modules/context.js';
+import { EVENT_TYPES } from '../../src/modules/events/service.js';
+import { expectProblem, secondKey } from '../support/api.js';
+import { testDialects } from '../support/databases.js';
+import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
+import { type ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.js';
+
+/*
+ * Issue 22: signed webhooks. Real local receivers verify every delivery with the `standardwebhooks`
+ * package; the server runs its dispatcher as in production (poll every 100 ms, short retries).
+ */
+const WEBHOOKS = '/api/public/v1/webhooks';
+const ALL_SCOPES = 'attendance.record,attendance.read,employees.read,webhooks.manage';
+
+interface Endpoint {
+  id: string;
+  url: string;
+  eventTypes: string[];
+  description: string | null;
+  status: 'active' | 'disabled';
+  disabledReason: string | null;
+  secret?: string;
+}
+
+interface Delivery {
+  id: string;
+  eventId: string;
+  eventType: string;
+  origin: string;
+  status: string;
+  attempts: number;
+  statusCode: number | null;
+  error: string | null;
+  nextAttemptAt: string | null;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s', (_name, dialect) => {
+  let server: TestServer;
+  const receivers: WebhookReceiver[] = [];
+  beforeAll(async () => {
+    server = await startTestServer(dialect, {
+      env: {
+        WEBHOOK_ALLOW_HTTP: 'true',
+        WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+        WEBHOOK_POLL_INTERVAL_MS: '100',
+        WEBHOOK_RETRY_DELAYS: '0.2,0.2,0.2',
+      },
+    });
+  });
+  afterAll(async () => {
+    await server.stop();
+    await Promise.all(receivers.map((r) => r.stop()));
+  });
+
+  async function receiver(): Promise<WebhookReceiver> {
+    const r = await new WebhookReceiver().start();
+    receivers.push(r);
+    return r;
+  }
+
+  async function tenant(scopes = ALL_SCOPES) {
+    const fixture = await createCompanyFixture(server.ctx, { timeZone: 'Europe/Berlin', scopes });
+    const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
+    return { fixture, token };
+  }
+
+  const api = (token: string, path: string, method = 'GET', json?: unknown) =>
+    server.request(`${WEBHOOKS}${path}`, { method, token, ...(json === undefined ? {} : { json }) });
+
+  async function register(token: string, r: WebhookReceiver, eventTypes: string[] = [...EVENT_TYPES]) {
+    const response = await api(token, '', 'POST', { url: r.url, eventTypes, description: 'test receiver' });
+    expect(response.status).toBe(201);
+    const endpoint = (await response.json()) as Endpoint;
+    r.secrets = [endpoint.secret!];
+    return endpoint;
+  }
+
+  const punch = (
+    token: string,
+    employeeId: string,
+    type: 'clock_in' | 'clock_out',
+    at: number,
+    headers = {},
+  ) =>
+    server.request('/api/public/v1/time-clock/events', {
+      method: 'POST',
+      token,
+      json: { employee: { id: employeeId }, type, occurredAt: iso(at) },
+      headers,
+    });
+
+  const verifiedAll = (received: ReceivedDelivery[]) =>
+    received.forEach((d) => expect(d.verifiedWith, `delivery ${d.id} verifies`).not.toHaveLength(0));
+
+  it('manages endpoints: create shows the secret once, list/get/patch/delete, validation is 422', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened']);
+    expect(endpoint.secret).toMatch(/^whsec_[A-Za-z0-9+/]+=*$/);
+    expect(Buffer.from(endpoint.secret!.slice(6), 'base64').length).toBeGreaterThanOrEqual(24);
+    expect(endpoint).toMatchObject({
+      url: r.url,
+      eventTypes: ['time_entry.opened'],
+      status: 'active',
+      disabledReason: null,
+    });
+
+    const got = (await (await api(token, `/${endpoint.id}`)).json()) as Endpoint;
+    expect(got.secret).toBeUndefined();
+    expect(got.id).toBe(endpoint.id);
+    const list = (await (await api(token, '')).json()) as { items: Endpoint[]; hasMore: boolean };
+    expect(list.items.map((e) => e.id)).toEqual([endpoint.id]);
+    expect(JSON.stringify(list)).not.toContain('whsec_');
+
+    const patched = await api(token, `/${endpoint.id}`, 'PATCH', {
+      eventTypes: ['time_entry.opened', 'day.confirmed'],
+      description: null,
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({
+      eventTypes: ['time_entry.opened', 'day.confirmed'],
+      description: null,
+    });
+
+    await expectProblem(
+      await api(token, '', 'POST', { url: r.url, eventTypes: ['time_entry.exploded'] }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await api(token, '', 'POST', { url: 'ftp://example.com/x', eventTypes: ['day.confirmed'] }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await api(token, '', 'POST', { url: '/relative', eventTypes: ['day.confirmed'] }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await api(token, '', 'POST', { url: r.url, eventTypes: [] }),
+      422,
+      'validation_failed',
+    );
+
+    expect((await api(token, `/${endpoint.id}`, 'DELETE')).status).toBe(204);
+    await expectProblem(await api(token, `/${endpoint.id}`), 404, 'not_found');
+  });
+
+  it('refuses targets that are not public: metadata, private, loopback not listed, credentials', async () => {
+    const { token } = await tenant();
+    for (const url of [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://[fd00:ec2::254]/latest/',
+      'http://10.0.0.8/hook',
+      'http://192.168.1.1/hook',
+      'http://127.0.0.2/hook',
+      'http://[::1]/hook',
+      'http://[::ffff:169.254.169.254]/hook',
+      'http://0.0.0.0/hook',
+      'http://user:pw@127.0.0.1/hook',
+    ]) {
+      const body = await expectProblem(
+        await api(token, '', 'POST', { url, eventTypes: ['day.confirmed'] }),
+        422,
+        'validation_failed',
+      );
+      expect(body.errors?.[0]?.field, url).toBe('url');
+    }
+  });
+
+  it('at most 20 endpoints per company', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    for (let i = 0; i < 20; i++)
+      expect(
+        (await api(token, '', 'POST', { url: `${r.url}/${i}`, eventTypes: ['day.confirmed'] })).status,
+      ).toBe(201);
+    const refused = await expectProblem(
+      await api(token, '', 'POST', { url: r.url, eventTypes: ['day.confirmed'] }),
+      422,
+      'validation_failed',
+    );
+    expect(refused.detail).toMatch(/20/);
+  });
+
+  it('delivers every event type, signed per Standard Webhooks, with the event id as webhook-id; nothing for dry runs', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    await register(token, r);
+    const [first, second] = fixture.employees;
+    const now = Date.now();
+    // A dry run writes nothing, so it sends nothing.
+    expect(
+      (await punch(token, second!.id, 'clock_in', now - 3 * 3_600_000, { 'x-service-dry-run': 'true' }))
+        .status,
+    ).toBe(200);
+    expect((await punch(token, first!.id, 'clock_in', now - 3 * 3_600_000)).status).toBe(201);
+    const closed = await punch(token, first!.id, 'clock_out', now - 3_600_000);
+    expect(closed.status).toBe(201);
+    const entryId = ((await closed.json()) as { timeEntryId: string }).timeEntryId;
+    const shift = await server.request('/api/public/v1/time-entries', {
+      method: 'POST',
+      token,
+      json: {
+        employee: { id: second!.id },
+        clockIn: iso(now - 30 * 3_600_000),
+        clockOut: iso(now - 26 * 3_600_000),
+      },
+    });
+    expect(shift.status).toBe(201);
+    const shiftId = ((await shift.json()) as { timeEntryId: string }).timeEntryId;
+    await inTransaction(server.ctx, (tx, at) => decideEntry(tx, at, entryId, 'approved'));
+    await inTransaction(server.ctx, (tx, at) => decideEntry(tx, at, shiftId, 'rejected'));
+    const today = iso(now - 3 * 3_600_000).slice(0, 10);
+    await inTransaction(server.ctx, (tx, at) => confirmDay(tx, at, { employeeId: first!.id, date: today }));
+    const hired = await inTransaction(server.ctx, (tx, at) =>
+      createEmployee(tx, at, fixture.companyId, { email: 'hook@acme.example' }),
+    );
+    await inTransaction(server.ctx, (tx, at) => updateEmployee(tx, at, hired!.id, { firstName: 'Hook' }));
+    await inTransaction(server.ctx, (tx, at) => deleteEmployee(tx, at, hired!.id));
+
+    const received = await r.waitFor((got) => got.length >= 9);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(r.received).toHaveLength(9);
+    verifiedAll(received);
+    expect(new Set(received.map((d) => d.payload.type))).toEqual(new Set(EVENT_TYPES));
+    // The change feed's events, same ids and data.
+    const feed = (await (
+      await server.request('/api/public/v1/changes?limit=100&start=oldest', { token })
+    ).json()) as { items: { id: string; type: string; occurredAt: string; data: unknown }[] };
+    const events = feed.items.slice(fixture.employees.length);
+    expect(events).toHaveLength(9);
+    const byId = new Map(received.map((d) => [d.id, d]));
+    for (const event of events) {
+      const delivery = byId.get(event.id);
+      expect(delivery, event.type).toBeDefined();
+      expect(delivery!.payload).toEqual({ type: event.type, timestamp: event.occurredAt, data: event.data });
+      expect(Math.abs(Number(delivery!.timestamp) - Date.now() / 1000)).toBeLessThan(60);
+    }
+    expect(received.find((d) => d.payload.type === 'time_entry.opened')!.payload.data).toMatchObject({
+      employee: { id: first!.id },
+    });
+  });
+
+  it('retries a failing receiver with the same webhook-id until it recovers; deliveries shows the attempts', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened']);
+    let calls = 0;
+    r.respond = () => (++calls <= 2 ? 503 : 200);
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    const received = await r.waitFor((got) => got.some((d) => d.status === 200));
+    expect(received.map((d) => d.status)).toEqual([503, 503, 200]);
+    expect(new Set(received.map((d) => d.id)).size).toBe(1);
+    verifiedAll(received);
+    const deliveries = (await (await api(token, `/${endpoint.id}/deliveries`)).json()) as {
+      items: Delivery[];
+    };
+    expect(deliveries.items).toHaveLength(1);
+    expect(deliveries.items[0]).toMatchObject({
+      eventId: received[0]!.id,
+      eventType: 'time_entry.opened',
+      origin: 'event',
+      status: 'succeeded',
+      attempts: 3,
+      statusCode: 200,
+      nextAttemptAt: null,
+    });
+  });
+
+  it('gives up after the schedule, follows no redirect, and a 410 disables the endpoint', async () => {
+    const { fixture, token } = await tenant();
+    const target = await receiver();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened']);
+    r.respond = () => ({ status: 302, headers: { location: target.url } });
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    await r.waitFor((got) => got.length >= 4);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(r.received).toHaveLength(4); // the first attempt and three retries
+    expect(target.received).toHaveLength(0);
+    const [delivery] = (
+      (await (await api(token, `/${endpoint.id}/deliveries`)).json()) as { items: Delivery[] }
+    ).items;
+    expect(delivery).toMatchObject({ status: 'failed', attempts: 4, statusCode: 302, nextAttemptAt: null });
+
+    r.respond = () => 410;
+    expect((await api(token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    await r.waitFor((got) => got.some((d) => d.status === 410));
+    let state: Endpoint;
+    for (;;) {
+      state = (await (await api(token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(state.disabledReason).toMatch(/410/);
+    // Disabled: nothing more is sent.
+    expect((await punch(token, fixture.employees[1]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(r.received.filter((d) => d.payload.type === 'time_entry.opened')).toHaveLength(4);
+    // Re-enabled: events from now on.
+    r.respond = () => 204;
+    const enabled = (await (
+      await api(token, `/${endpoint.id}`, 'PATCH', {
+        status: 'active',
+        eventTypes: ['time_entry.opened', 'time_entry.completed'],
+      })
+    ).json()) as Endpoint;
+    expect(enabled).toMatchObject({ status: 'active', disabledReason: null });
+    expect((await punch(token, fixture.employees[1]!.id, 'clock_out', Date.now() - 30_000)).status).toBe(201);
+    await r.waitFor((got) => got.some((d) => d.status === 204));
+  });
+
+  it('an endpoint failing every attempt for 5 days is disabled with its reason', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    r.respond = () => 500;
+    const endpoint = await register(token, r, ['day.confirmed']);
+    // Its first failure, five days and a minute ago (nothing succeeded since).
+    await server.ctx.database.db
+      .updateTable('webhook_endpoints')
+      .set({ failing_since: iso(Date.now() - 5 * 86_400_000 - 60_000) })
+      .where('id', '=', endpoint.id)
+      .execute();
+    expect((await api(token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    await r.waitFor((got) => got.length >= 1);
+    let state: Endpoint;
+    for (;;) {
+      state = (await (await api(token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(state.disabledReason).toBe('every delivery failed for 5 days (last: status 500)');
+  });
+
+  it('signs with both secrets for a day after a rotation', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened', 'time_entry.completed']);
+    const old = endpoint.secret!;
+    const rotated = await api(token, `/${endpoint.id}/rotate-secret`, 'POST');
+    expect(rotated.status).toBe(200);
+    const body = (await rotated.json()) as Endpoint & { previousSecretValidUntil: string };
+    expect(body.secret).not.toBe(old);
+    expect(Date.parse(body.previousSecretValidUntil) - Date.now()).toBeGreaterThan(23.9 * 3_600_000);
+    r.secrets = [old, body.secret!];
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    const [delivery] = await r.waitFor((got) => got.length >= 1);
+    expect(delivery!.signatures).toHaveLength(2);
+    expect(delivery!.verifiedWith.sort()).toEqual([old, body.secret!].sort());
+  });
+
+  it('replays a time range and a single delivery with the same webhook-ids', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened', 'time_entry.completed']);
+    const from = iso(Date.now() - 1000);
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 120_000)).status).toBe(201);
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_out', Date.now() - 60_000)).status).toBe(201);
+    const first = await r.waitFor((got) => got.length >= 2);
+    const ids = first.map((d) => d.id);
+    const to = iso(Date.now() + 1000);
+    const replayed = await api(token, `/${endpoint.id}/replay`, 'POST', { from, to });
+    expect(replayed.status).toBe(202);
+    expect(await replayed.json()).toEqual({ queued: 2 });
+    await r.waitFor((got) => got.length >= 4);
+    expect(
+      r.received
+        .slice(2)
+        .map((d) => d.id)
+        .sort(),
+    ).toEqual([...ids].sort());
+    verifiedAll(r.received);
+
+    const deliveries = (
+      (await (await api(token, `/${endpoint.id}/deliveries`)).json()) as { items: Delivery[] }
+    ).items;
+    const one = deliveries.find((d) => d.origin === 'event')!;
+    expect((await api(token, `/${endpoint.id}/replay`, 'POST', { deliveryId: one.id })).status).toBe(202);
+    const all = await r.waitFor((got) => got.length >= 5);
+    expect(all[4]!.id).toBe(one.eventId);
+    await expectProblem(
+      await api(token, `/${endpoint.id}/replay`, 'POST', { from: to, to: from }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await api(token, `/${endpoint.id}/replay`, 'POST', { deliveryId: endpoint.id }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('sends only what the creating key may read, never another company’s events; its revocation disables it', async () => {
+    const a = await tenant();
+    const b = await tenant();
+    // A key without employees.read asks for employee events too: it gets the time entries only.
+    const narrow = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read,webhooks.manage' });
+    const narrowToken = await fetchToken(server, narrow.clientId, narrow.secret);
+    const r = await receiver();
+    const endpoint = await register(narrowToken, r, ['time_entry.opened', 'employee.created']);
+    const other = await receiver();
+    await register(b.token, other, ['time_entry.opened', 'employee.created']);
+
+    await inTransaction(server.ctx, (tx, at) =>
+      createEmployee(tx, at, a.fixture.companyId, { email: 'x@acme.example' }),
+    );
+    expect((await punch(a.token, a.fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(
+      201,
+    );
+    expect((await punch(b.token, b.fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(
+      201,
+    );
+    await r.waitFor((got) => got.length >= 1);
+    await other.waitFor((got) => got.length >= 1);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(r.received.map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    expect((r.received[0]!.payload.data as { employee: { id: string } }).employee.id).toBe(
+      a.fixture.employees[0]!.id,
+    );
+    expect(other.received.map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    expect((other.received[0]!.payload.data as { employee: { id: string } }).employee.id).toBe(
+      b.fixture.employees[0]!.id,
+    );
+    // Another company's endpoint does not exist for this one.
+    await expectProblem(await api(b.token, `/${endpoint.id}`), 404, 'not_found');
+    await expectProblem(
+      await api(b.token, `/${endpoint.id}/replay`, 'POST', { from: iso(0), to: iso(Date.now()) }),
+      404,
+      'not_found',
+    );
+    // Without the scope: 403.
+    const reader = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read' });
+    await expectProblem(
+      await api(await fetchToken(server, reader.clientId, reader.secret), ''),
+      403,
+      'insufficient_scope',
+    );
+
+    await inTransaction(server.ctx, (tx, at) => revokeApiKey(tx, at, narrow.id));
+    let state: Endpoint;
+    for (;;) {
+      state = (await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(state.disabledReason).toMatch(/revoked/);
+  });
+
+  it('sends a ping on request', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['day.confirmed']);
+    expect((await api(token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    const [ping] = await r.waitFor((got) => got.length >= 1);
+    expect(ping!.payload).toMatchObject({ type: 'ping', data: { endpointId: endpoint.id } });
+    verifiedAll(r.received);
+  });
+});
