@@ -454,6 +454,140 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         expect(JSON.stringify(page)).not.toContain(a.companyId);
         expect(JSON.stringify(page)).not.toContain(a.employees[0]!.id);
       });
+
+      describe('timesheets and their company settings', () => {
+        it('shows per employee the days, regular and overtime hours and flags, by the company settings; the CSV too', async () => {
+          const token = await fetchToken(server, a.key.clientId, a.key.secret);
+          const employee = a.employees[0]!;
+          const shift = await server.request('/api/public/v1/time-entries', {
+            method: 'POST',
+            token,
+            headers: { 'idempotency-key': crypto.randomUUID() },
+            json: {
+              employee: { id: employee.id },
+              clockIn: '2026-03-02T08:00:00+01:00',
+              clockOut: '2026-03-02T18:30:00+01:00',
+            },
+          });
+          expect(shift.status, await shift.clone().text()).toBe(201);
+
+          const manager = await signedIn(a.companyId, '49,93');
+          const settings = await json<Json>(
+            await manager.request('/company', {
+              method: 'PATCH',
+              json: { workweekStart: 'monday', dailyOvertimeHours: 8, workingTimeRules: 'de-arbzg' },
+            }),
+            200,
+          );
+          expect(settings).toMatchObject({
+            workweekStart: 'monday',
+            dailyOvertimeHours: 8,
+            workingTimeRules: 'de-arbzg',
+          });
+          const bad = await expectProblem(
+            await manager.request('/company', { method: 'PATCH', json: { dailyOvertimeHours: 7.125 } }),
+            422,
+            'validation_failed',
+          );
+          expect(bad.errors?.map((e) => e.field)).toEqual(['dailyOvertimeHours']);
+          const badPack = await expectProblem(
+            await manager.request('/company', { method: 'PATCH', json: { workingTimeRules: 'fr-code' } }),
+            422,
+            'validation_failed',
+          );
+          expect(badPack.errors?.[0]?.field).toMatch(/workingTimeRules$/);
+
+          const page = await json<{ items: Json[]; settings: Json; from: string; to: string }>(
+            await manager.request(`/timesheets?from=2026-03-02&to=2026-03-08&employeeId=${employee.id}`),
+            200,
+          );
+          expect(page.settings).toEqual({
+            workweekStart: 'monday',
+            dailyOvertimeHours: 8,
+            workingTimeRules: 'de-arbzg',
+          });
+          expect(page.items).toHaveLength(1);
+          const sheet = page.items[0]!;
+          expect(sheet.employee).toMatchObject({ id: employee.id, firstName: 'First0', lastName: 'Last0' });
+          expect(sheet.totals).toMatchObject({ workedHours: 10.5, regularHours: 8, overtimeHours: 2.5 });
+          const days = sheet.days as Json[];
+          expect(days.map((d) => d.date)).toEqual(['2026-03-02']);
+          expect((days[0]!.flags as Json[]).map((f) => f.rule)).toContain('de-arbzg.break');
+          // The same figures as the public operation (the same service).
+          const all = await json<{ items: Json[] }>(
+            await manager.request('/timesheets?from=2026-03-02&to=2026-03-08&limit=100'),
+            200,
+          );
+          expect(all.items.map((i) => (i.employee as Json).id)).toEqual(
+            expect.arrayContaining(a.employees.map((e) => e.id)),
+          );
+          expect(JSON.stringify(all)).not.toContain(b.employees[0]!.id);
+
+          const csv = await manager.request(
+            `/timesheets/csv?from=2026-03-02&to=2026-03-08&delimiter=semicolon`,
+          );
+          expect(csv.status).toBe(200);
+          expect(csv.headers.get('content-type')).toBe('text/csv; charset=utf-8');
+          expect(csv.headers.get('content-disposition')).toBe(
+            'attachment; filename="timesheets-2026-03-02-2026-03-08.csv"',
+          );
+          const lines = (await csv.text()).trim().split('\r\n');
+          expect(lines[0]).toBe(
+            'employee_id;external_id;first_name;last_name;date;worked_hours;regular_hours;overtime_hours;break_minutes;entries;statuses;flags;flag_messages',
+          );
+          expect(lines.slice(1).filter((l) => l.startsWith(employee.id))[0]).toMatch(
+            new RegExp(`^${employee.id};EXT-0;First0;Last0;2026-03-02;10.50;8.00;2.50;`),
+          );
+          expect(lines.join('\n')).not.toContain(b.employees[0]!.id);
+        });
+
+        it("needs permission 49; another company's employee or workplace is 404; bad ranges are 422", async () => {
+          const noReports = await signedIn(a.companyId, '47,52,93');
+          await expectProblem(
+            await noReports.request('/timesheets?from=2026-03-02&to=2026-03-08'),
+            403,
+            'forbidden',
+          );
+          await expectProblem(
+            await noReports.request('/timesheets/csv?from=2026-03-02&to=2026-03-08'),
+            403,
+            'forbidden',
+          );
+          const reader = await signedIn(a.companyId, '49');
+          await expectProblem(
+            await reader.request(
+              `/timesheets?from=2026-03-02&to=2026-03-08&employeeId=${b.employees[0]!.id}`,
+            ),
+            404,
+            'not_found',
+          );
+          await expectProblem(
+            await reader.request(
+              `/timesheets/csv?from=2026-03-02&to=2026-03-08&workplaceId=${b.workplaceId}`,
+            ),
+            404,
+            'not_found',
+          );
+          await expectProblem(
+            await reader.request('/timesheets?from=2026-03-09&to=2026-03-02'),
+            422,
+            'validation_failed',
+          );
+          await expectProblem(
+            await reader.request('/timesheets?from=2026-01-01&to=2026-06-30'),
+            422,
+            'validation_failed',
+          );
+          await expectProblem(
+            await reader.request('/company', { method: 'PATCH', json: { workweekStart: 'sunday' } }),
+            403,
+            'forbidden',
+          );
+          expect(await json(await reader.request('/company'), 200)).toMatchObject({
+            workweekStart: 'monday',
+          });
+        });
+      });
     });
   },
 );

@@ -106,6 +106,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'PATCH /api/admin/v1/employees/{id}',
           'DELETE /api/admin/v1/employees/{id}',
           'GET /api/admin/v1/audit-log',
+          'GET /api/admin/v1/timesheets',
+          'GET /api/admin/v1/timesheets/csv',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([
@@ -465,6 +467,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         timeZone: 'Europe/Berlin',
         timeTracking: true,
         apiAccess: true,
+        workweekStart: 'monday',
+        dailyOvertimeHours: null,
+        workingTimeRules: 'none',
       });
       await expectProblem(
         await reader.request('/company', { method: 'PATCH', json: { timeTracking: false } }),

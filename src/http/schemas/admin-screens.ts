@@ -1,5 +1,5 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { DateString, DateTimeString, Guid } from './common.js';
+import { DateString, DateTimeString, Guid, TimesheetSchema } from './common.js';
 
 /*
  * Schemas of the admin API's operations for the console's second set of screens (issue 23): who is
@@ -163,4 +163,63 @@ export const AuditPageSchema = Type.Object({
   nextCursor: NullableOut(Type.String()),
   hasMore: Type.Boolean(),
   actions: Type.Array(Type.String(), { description: "every action the company's log holds, to filter by" }),
+});
+
+const timesheetFilters = {
+  from: Type.String({ format: 'date', description: 'first work date, inclusive' }),
+  to: Type.String({ format: 'date', description: 'last work date, inclusive (at most 92 days after from)' }),
+  workplaceId: Type.Optional(Guid),
+  employeeId: Type.Optional(Guid),
+  status: Type.Optional(
+    Type.Unsafe<'all' | 'approved'>({
+      type: 'string',
+      enum: ['all', 'approved'],
+      description: 'approved: count approved entries only; all (default): pending and approved',
+    }),
+  ),
+};
+
+export const AdminTimesheetsQuerySchema = Type.Object(
+  {
+    ...timesheetFilters,
+    cursor: Type.Optional(Type.String({ maxLength: 1024 })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 25 })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminTimesheetsCsvQuerySchema = Type.Object(
+  {
+    ...timesheetFilters,
+    delimiter: Type.Optional(
+      Type.Unsafe<'comma' | 'semicolon'>({ type: 'string', enum: ['comma', 'semicolon'] }),
+    ),
+    bom: Type.Optional(Type.Boolean({ description: 'start with a UTF-8 byte-order mark (spreadsheets)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const AdminTimesheetPageSchema = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      ...TimesheetSchema.properties,
+      employee: Type.Object({
+        id: Guid,
+        externalId: NullableOut(Type.String()),
+        firstName: NullableOut(Type.String()),
+        lastName: NullableOut(Type.String()),
+        email: Type.String(),
+      }),
+    }),
+    { description: "the public operation's timesheets, each employee with names" },
+  ),
+  nextCursor: NullableOut(Type.String()),
+  hasMore: Type.Boolean(),
+  from: DateString,
+  to: DateString,
+  settings: Type.Object({
+    workweekStart: Type.String(),
+    dailyOvertimeHours: NullableOut(Type.Number()),
+    workingTimeRules: Type.String(),
+  }),
 });

@@ -1,3 +1,5 @@
+import { Readable } from 'node:stream';
+import type { Static } from '@sinclair/typebox';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ApiError } from '../../domain/errors.js';
 import { consoleGuard, requirePermission, requirePerson } from '../../http/plugins/console-session.js';
@@ -6,6 +8,9 @@ import {
   AdminClockStatusPageSchema,
   AdminClockStatusQuerySchema,
   AdminEmployeeDetailSchema,
+  AdminTimesheetPageSchema,
+  AdminTimesheetsCsvQuerySchema,
+  AdminTimesheetsQuerySchema,
   AuditPageSchema,
   AuditQuerySchema,
   CreateEmployeeBodySchema,
@@ -16,6 +21,8 @@ import {
 import { PERMISSION_MANAGE_COMPANY, PERMISSION_MANAGE_EMPLOYEES, scopeInfo } from '../auth/scopes.js';
 import { hasPermission } from '../console/service.js';
 import { listAuditLog } from './audit.service.js';
+import { timesheetFileOf, timesheetsOf } from './reports.service.js';
+import { CSV_COLUMNS, parseDelimiter } from '../timesheets/service.js';
 import {
   createEmployeeOf,
   deleteEmployeeOf,
@@ -28,6 +35,7 @@ import {
 
 const READ_ENTRIES = scopeInfo('attendance.read').permission;
 const READ_EMPLOYEES = scopeInfo('employees.read').permission;
+const REPORTS = scopeInfo('attendance.reports').permission;
 /** The audit log shows every change of the company: for those who manage it (93), or a super admin. */
 const READ_AUDIT = PERMISSION_MANAGE_COMPANY;
 
@@ -198,5 +206,73 @@ export const adminScreenRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) =>
       listAuditLog(ctx, services.cursors, requirePermission(request, READ_AUDIT), request.query),
+  );
+
+  app.get(
+    '/timesheets',
+    {
+      schema: {
+        summary: 'Timesheets of a range of days',
+        operationId: 'listTimesheets',
+        description:
+          "The public GET /reports/timesheets's service for the person's company: per employee the days, " +
+          "worked, regular and overtime hours and the working-time rule pack's flags, with names. " +
+          '`workplaceId` / `employeeId` of another company: 404. Permission 49.',
+        tags: ['Timesheets'],
+        querystring: AdminTimesheetsQuerySchema,
+        response: {
+          200: AdminTimesheetPageSchema,
+          ...sessionErrors(['forbidden', 'not_found', 'validation_failed']),
+        },
+      },
+    },
+    async (request) =>
+      // Day statuses are a Record<string, number> (they may grow); the schema names the two there are.
+      (await timesheetsOf(
+        ctx,
+        services.cursors,
+        requirePermission(request, REPORTS),
+        request.query,
+      )) as unknown as Static<typeof AdminTimesheetPageSchema>,
+  );
+
+  app.get(
+    '/timesheets/csv',
+    {
+      schema: {
+        summary: 'The payroll CSV of a range of days',
+        operationId: 'downloadTimesheetsCsv',
+        description:
+          "The public operation's CSV file (the same columns, quoting and formula guard) of every matching " +
+          'employee, as an attachment: the console links to it, the session cookie is the credential. Permission 49.',
+        tags: ['Timesheets'],
+        querystring: AdminTimesheetsCsvQuerySchema,
+        response: {
+          200: {
+            description: 'The CSV file',
+            content: {
+              'text/csv': {
+                schema: { type: 'string', description: `header row: ${CSV_COLUMNS.join(',')}` },
+              },
+            },
+          },
+          ...sessionErrors(['forbidden', 'not_found', 'validation_failed']),
+        },
+      },
+    },
+    async (request, reply) => {
+      const person = requirePermission(request, REPORTS);
+      const { delimiter, bom, ...query } = request.query;
+      const { plan, chunks } = await timesheetFileOf(ctx, services.cursors, person, query, {
+        delimiter: parseDelimiter(delimiter),
+        bom: bom === true,
+      });
+      const csv = Readable.from(chunks, { objectMode: false, highWaterMark: 64 * 1024 });
+      csv.on('error', (error) => request.log.error({ err: error }, 'timesheet CSV failed while streaming'));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="timesheets-${plan.from}-${plan.to}.csv"`)
+        .send(csv);
+    },
   );
 };

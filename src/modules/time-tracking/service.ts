@@ -763,7 +763,7 @@ export async function createShift(
  */
 export function workDateRange(
   ctx: AppContext,
-  principal: Principal,
+  principal: Pick<Principal, 'company'>,
   query: { from?: string; to?: string },
 ): { from: string; to: string } {
   const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
