@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -115,7 +116,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       beta = await createCompanyFixture(server.ctx, { name: 'Beta Foods', timeZone: 'America/New_York' });
       manager = await createPerson(server.ctx, acme.companyId, {
         email: 'hana.manager@acme.example',
-        permissions: '47,52,92,93',
+        permissions: '47,49,52,92,93',
       });
       limited = await createPerson(server.ctx, acme.companyId, {
         email: 'kai.keys@acme.example',
@@ -412,6 +413,120 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
 
     it('Audit log: refused to a person without permission 93', async () => {
       await refusedScreen('audit-log', 'Audit log', '/audit-log', 'audit-log-no-permission');
+    });
+
+    it(
+      'Company and Timesheets: the timesheet settings, then per employee the days, regular and overtime hours and flags; the payroll CSV downloaded',
+      async () => {
+        // The settings on the Company screen, with the keyboard.
+        await page.goto(`${server.listenUrl}/console/#/now`);
+        await page.getByRole('heading', { level: 1, name: 'Now' }).waitFor();
+        await keyboardActivate(page, page.getByRole('link', { name: 'Company' }));
+        await page.getByRole('heading', { level: 1, name: 'Company' }).waitFor();
+        const threshold = page.getByLabel('Daily overtime after (hours)');
+        await tabTo(page, threshold);
+        await page.keyboard.type('7.125');
+        await tabTo(page, page.getByLabel('Working-time rules'));
+        await page.keyboard.press('ArrowDown'); // none → de-arbzg
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save settings' }));
+        await expect.poll(() => threshold.getAttribute('aria-invalid')).toBe('true');
+        const thresholdError = (await threshold.getAttribute('aria-describedby'))!.split(' ').at(-1)!;
+        await expect(page.locator(`[id="${thresholdError}"]`).innerText()).resolves.toContain(
+          'daily overtime threshold must be a number of hours from 0 to 24',
+        );
+        await capture(page, 'company-timesheet-settings-error');
+        await tabTo(page, threshold, { shift: true });
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type('8');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save settings' }));
+        await page.getByRole('status').filter({ hasText: 'The settings are saved.' }).first().waitFor();
+        const company = await fetchInPage(page, 'GET', '/company');
+        expect(company.body).toMatchObject({
+          dailyOvertimeHours: 8,
+          workingTimeRules: 'de-arbzg',
+          workweekStart: 'monday',
+        });
+        await capture(page, 'company-timesheet-settings');
+
+        // A 10.5-hour shift without a break, yesterday (the employee is clocked in today, see Now).
+        const employee = acme.employees[0]!;
+        const start = now.minus({ days: 1 }).set({ hour: 7, minute: 0, second: 0, millisecond: 0 });
+        const token = await fetchToken(server, acme.key.clientId, acme.key.secret);
+        const shift = await server.request(`${PUBLIC}/time-entries`, {
+          method: 'POST',
+          token,
+          headers: { 'idempotency-key': crypto.randomUUID() },
+          json: {
+            employee: { id: employee.id },
+            clockIn: start.toISO({ suppressMilliseconds: true }),
+            clockOut: start.plus({ hours: 10.5 }).toISO({ suppressMilliseconds: true }),
+          },
+        });
+        expect(shift.status, await shift.clone().text()).toBe(201);
+
+        await keyboardActivate(page, page.getByRole('link', { name: 'Timesheets' }));
+        await page.getByRole('heading', { level: 1, name: 'Timesheets' }).waitFor();
+        // The week of the shift's day (its start), chosen in the address; then week by week with the keyboard.
+        await page.goto(`${server.listenUrl}/console/#/timesheets?date=${start.toISODate()}`);
+        const table = page.getByRole('table', { name: /^Timesheets from/ });
+        const row = table.getByRole('row').filter({ hasText: 'First0 Last0' });
+        await expect.poll(() => row.innerText()).toContain('10.50 h');
+        const text = await row.innerText();
+        expect(text).toContain('(2.50 overtime)');
+        expect(text).toContain('8.00 h');
+        expect(text).toContain('de-arbzg.break');
+        await expect(page.getByText('daily overtime after 8 h').count()).resolves.toBe(1);
+        await capture(page, 'timesheets');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Next week' }));
+        await expect.poll(() => row.innerText()).toContain('No time recorded');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Previous week' }));
+        await expect.poll(() => row.innerText()).toContain('10.50 h');
+
+        // The payroll CSV, downloaded from here with the keyboard.
+        const link = page.getByRole('link', { name: 'Download the payroll CSV' });
+        await tabTo(page, link);
+        const [download] = await Promise.all([page.waitForEvent('download'), page.keyboard.press('Enter')]);
+        expect(download.suggestedFilename()).toMatch(/^timesheets-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+        const csv = readFileSync((await download.path())!, 'utf8');
+        const lines = csv.trim().split('\r\n');
+        expect(lines[0]).toBe(
+          'employee_id,external_id,first_name,last_name,date,worked_hours,regular_hours,overtime_hours,break_minutes,entries,statuses,flags,flag_messages',
+        );
+        expect(lines.find((l) => l.startsWith(employee.id))).toMatch(
+          new RegExp(`^${employee.id},EXT-0,First0,Last0,${start.toISODate()},10.50,8.00,2.50,`),
+        );
+        expect(csv).not.toContain(beta.employees[0]!.id);
+        expect(log.problems).toEqual([]);
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it("Timesheets: another company's workplace through the address shows nothing of it", async () => {
+      await page.goto(`${server.listenUrl}/console/#/timesheets?workplace=${beta.workplaceId}`);
+      await page.getByRole('alert').filter({ hasText: 'No such workplace in this company.' }).waitFor();
+      await capture(page, 'timesheets-other-company');
+      const day = now.toISODate()!;
+      const refused = await fetchInPage(
+        page,
+        'GET',
+        `/timesheets?from=${day}&to=${day}&employeeId=${beta.employees[0]!.id}`,
+      );
+      expect(refused).toMatchObject({ status: 404, body: { error: 'not_found' } });
+      const csv = await page.evaluate(
+        async (url) => (await fetch(url)).status,
+        `/api/admin/v1/timesheets/csv?from=${day}&to=${day}&workplaceId=${beta.workplaceId}`,
+      );
+      expect(csv).toBe(404);
+    });
+
+    it('Timesheets: refused to a person without permission 49', async () => {
+      const day = now.toISODate()!;
+      await refusedScreen(
+        'timesheets',
+        'Timesheets',
+        `/timesheets?from=${day}&to=${day}`,
+        'timesheets-no-permission',
+      );
     });
   },
 );

@@ -5,11 +5,13 @@ import { employeesScreen } from './employees.js';
 import { nowScreen } from './now.js';
 import type { Screen } from './registry.js';
 import { timeEntriesScreen } from './time-entries.js';
+import { timesheetsScreen } from './timesheets.js';
 
 /** Every screen, in navigation order. */
 export const SCREENS: readonly Screen[] = [
   timeEntriesScreen,
   nowScreen,
+  timesheetsScreen,
   employeesScreen,
   apiKeysScreen,
   companyScreen,
