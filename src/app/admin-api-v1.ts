@@ -3,6 +3,7 @@ import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plu
 import { ADMIN_OPENAPI_PATH, ADMIN_PREFIX } from '../http/paths.js';
 import { adminRoutes } from '../modules/admin-api/routes.js';
 import { adminScreenRoutes } from '../modules/admin-api/screens.routes.js';
+import { adminWebhookRoutes } from '../modules/admin-api/webhooks.routes.js';
 import { sessionRoutes } from '../modules/admin-api/session.routes.js';
 
 /**
@@ -24,6 +25,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
   await app.register(sessionRoutes);
   await app.register(adminRoutes);
   await app.register(adminScreenRoutes);
+  await app.register(adminWebhookRoutes);
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {

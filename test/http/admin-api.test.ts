@@ -108,6 +108,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/audit-log',
           'GET /api/admin/v1/timesheets',
           'GET /api/admin/v1/timesheets/csv',
+          'GET /api/admin/v1/webhooks',
+          'POST /api/admin/v1/webhooks',
+          'PATCH /api/admin/v1/webhooks/{id}',
+          'DELETE /api/admin/v1/webhooks/{id}',
+          'POST /api/admin/v1/webhooks/{id}/rotate-secret',
+          'POST /api/admin/v1/webhooks/{id}/test',
+          'GET /api/admin/v1/webhooks/{id}/deliveries',
+          'POST /api/admin/v1/webhooks/{id}/replay',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([

@@ -24,6 +24,7 @@ const TAGS = [
   { name: 'Now', description: 'Who is clocked in now (permission 47).' },
   { name: 'Audit log', description: 'Who did what, when (permission 93 or super admin).' },
   { name: 'Timesheets', description: 'Timesheets and the payroll CSV (permission 49).' },
+  { name: 'Webhooks', description: "The company's webhook endpoints and deliveries (permission 93)." },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */
