@@ -18,6 +18,7 @@ import {
   UI_TIMEOUT,
 } from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
+import { WebhookReceiver } from '../support/webhook-receiver.js';
 import {
   type CompanyFixture,
   createCompanyFixture,
@@ -61,6 +62,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     let page: Page;
     let log: PageLog;
     let csrfToken: string;
+    let receiver: WebhookReceiver;
 
     const now = DateTime.now().setZone(ZONE);
     const hoursAgo = (hours: number) => now.minus({ hours }).toISO({ suppressMilliseconds: true })!;
@@ -107,7 +109,15 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     }
 
     beforeAll(async () => {
-      server = await startTestServer(dialect);
+      server = await startTestServer(dialect, {
+        env: {
+          WEBHOOK_ALLOW_HTTP: 'true',
+          WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
+          WEBHOOK_POLL_INTERVAL_MS: '100',
+          WEBHOOK_RETRY_DELAYS: '0.2,0.2,0.2',
+        },
+      });
+      receiver = await new WebhookReceiver().start();
       acme = await createCompanyFixture(server.ctx, {
         name: 'Acme Logistics',
         timeZone: ZONE,
@@ -133,6 +143,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     afterAll(async () => {
       await context?.close();
       await server?.stop();
+      await receiver?.stop();
     });
 
     it(
@@ -527,6 +538,178 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         `/timesheets?from=${day}&to=${day}`,
         'timesheets-no-permission',
       );
+    });
+
+    it(
+      'Webhooks: create with the secret once, refusals next to the field, disable, deliveries, test, replay, rotate, edit, delete with the keyboard',
+      async () => {
+        await page.goto(`${server.listenUrl}/console/#/now`);
+        await page.getByRole('heading', { level: 1, name: 'Now' }).waitFor();
+        await keyboardActivate(page, page.getByRole('link', { name: 'Webhooks' }));
+        await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+        await page.getByText('No webhook endpoint yet.').waitFor();
+        await capture(page, 'webhooks-empty');
+
+        // A URL the server refuses: the reason next to the field, the focus on it.
+        const url = page.getByLabel('Receiver URL');
+        await tabTo(page, url);
+        await page.keyboard.type('ftp://files.example/hooks');
+        await keyboardActivate(page, page.locator('[id="new-event-employee.created"]'), 'Space');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Create endpoint' }));
+        await expect.poll(() => url.getAttribute('aria-invalid')).toBe('true');
+        const urlError = (await url.getAttribute('aria-describedby'))!.split(' ').at(-1)!;
+        await expect(page.locator(`[id="${urlError}"]`).innerText()).resolves.toMatch(/https/);
+        await capture(page, 'webhooks-field-error');
+
+        await tabTo(page, url, { shift: true });
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type(receiver.url);
+        await keyboardActivate(page, page.locator('[id="new-event-day.confirmed"]'), 'Space');
+        await tabTo(page, page.getByLabel('Description (optional)'));
+        await page.keyboard.type('HR system');
+        await page.keyboard.press('Enter');
+        const panel = page.getByRole('region', { name: /Signing secret of/ });
+        await panel.waitFor();
+        const secret = await panel.getByLabel('Signing secret').inputValue();
+        expect(secret).toMatch(/^whsec_/);
+        receiver.secrets = [secret];
+        await capture(page, 'webhooks-secret-shown-once');
+        await keyboardActivate(page, panel.getByRole('button', { name: 'I have stored the secret' }));
+        await panel.waitFor({ state: 'detached' });
+        expect(await page.content()).not.toContain(secret);
+        const row = page.getByRole('row').filter({ hasText: receiver.url });
+        await expect(row.innerText()).resolves.toContain('day.confirmed');
+        const listed = await fetchInPage(page, 'GET', '/webhooks');
+        expect(JSON.stringify(listed.body)).not.toContain(secret);
+        const id = (listed.body!.items as Json[])[0]!.id as string;
+
+        // Disable and enable again.
+        await keyboardActivate(page, page.getByRole('button', { name: `Disable ${receiver.url}` }));
+        await expect.poll(() => row.innerText()).toContain('disabled by a person in the console');
+        await capture(page, 'webhooks');
+        await keyboardActivate(page, page.getByRole('button', { name: `Enable ${receiver.url}` }));
+        await expect.poll(() => row.innerText()).toContain('Active');
+
+        // Its page: a test delivery arrives signed; sent again with the same webhook-id.
+        await keyboardActivate(
+          page,
+          page.getByRole('link', { name: `Open ${receiver.url}: deliveries and settings` }),
+        );
+        await page.getByRole('heading', { level: 1, name: 'Webhook endpoint' }).waitFor();
+        await keyboardActivate(page, page.getByRole('button', { name: 'Send a test delivery' }));
+        await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(1);
+        expect(receiver.received[0]!.verifiedWith).toEqual([secret]);
+        const deliveries = page.getByRole('table', { name: 'Recent deliveries, newest first' });
+        await expect
+          .poll(
+            async () => {
+              await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+              return deliveries.innerText();
+            },
+            { timeout: 10_000 },
+          )
+          .toContain('Delivered');
+        await keyboardActivate(page, deliveries.getByRole('button', { name: /^Send again: the ping delivery/ }));
+        await page.getByRole('status').filter({ hasText: 'The ping delivery is queued again.' }).waitFor();
+        await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2);
+        expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
+        await keyboardActivate(page, page.getByRole('button', { name: 'Replay these events' }));
+        await page
+          .getByRole('status')
+          .filter({ hasText: /queued again/ })
+          .waitFor();
+        await capture(page, 'webhooks-deliveries');
+
+        // Rotate: the new secret once.
+        await keyboardActivate(
+          page,
+          page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }),
+        );
+        const rotate = page.getByRole('dialog', { name: `Rotate the secret of ${receiver.url}?` });
+        await rotate.waitFor();
+        await capture(page, 'webhooks-rotate-dialog', { fullPage: false });
+        await page.keyboard.press('Enter');
+        await panel.waitFor();
+        const rotated = await panel.getByLabel('Signing secret').inputValue();
+        expect(rotated).toMatch(/^whsec_/);
+        expect(rotated).not.toBe(secret);
+        await keyboardActivate(page, panel.getByRole('button', { name: 'I have stored the secret' }));
+
+        // Edit the description.
+        const description = page.getByLabel('Description (optional)');
+        await tabTo(page, description);
+        await page.keyboard.press('Control+A');
+        await page.keyboard.type('Payroll system');
+        await page.keyboard.press('Enter');
+        await page.getByRole('status').filter({ hasText: 'are saved' }).waitFor();
+        expect(((await fetchInPage(page, 'GET', '/webhooks')).body!.items as Json[])[0]).toMatchObject({
+          description: 'Payroll system',
+        });
+
+        // Delete through its dialog.
+        await keyboardActivate(page, page.getByRole('button', { name: `Delete ${receiver.url}` }));
+        const remove = page.getByRole('dialog', { name: `Delete ${receiver.url}?` });
+        await remove.waitFor();
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { level: 1, name: 'Webhooks' }).waitFor();
+        await page.getByText('No webhook endpoint yet.').waitFor();
+        expect((await fetchInPage(page, 'GET', `/webhooks/${id}/deliveries`)).status).toBe(404);
+        expect(log.problems).toEqual([]);
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it("Webhooks: another company's endpoint through the address is not found and cannot be changed", async () => {
+      const betaManager = await createPerson(server.ctx, beta.companyId, {
+        email: 'wes.webhooks@beta.example',
+        permissions: '93',
+      });
+      const other = await browser!.newContext();
+      let betaId = '';
+      try {
+        const { page: betaPage } = await openPage(other);
+        await signIn(betaPage, betaManager, 'Company');
+        const betaCsrf = (await fetchInPage(betaPage, 'GET', '/session')).body!.csrfToken as string;
+        const made = await fetchInPage(
+          betaPage,
+          'POST',
+          '/webhooks',
+          { url: receiver.url, eventTypes: ['day.confirmed'] },
+          betaCsrf,
+        );
+        expect(made.status).toBe(201);
+        betaId = made.body!.id as string;
+      } finally {
+        await other.close();
+      }
+      await page.goto(`${server.listenUrl}/console/#/webhooks/${betaId}`);
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'No such webhook endpoint in this company.' })
+        .waitFor();
+      await capture(page, 'webhooks-other-company');
+      const patch = await fetchInPage(
+        page,
+        'PATCH',
+        `/webhooks/${betaId}`,
+        { status: 'disabled' },
+        csrfToken,
+      );
+      expect(patch).toMatchObject({ status: 404, body: { error: 'not_found' } });
+      const rotate = await fetchInPage(
+        page,
+        'POST',
+        `/webhooks/${betaId}/rotate-secret`,
+        undefined,
+        csrfToken,
+      );
+      expect(rotate).toMatchObject({ status: 404, body: { error: 'not_found' } });
+      const remove = await fetchInPage(page, 'DELETE', `/webhooks/${betaId}`, undefined, csrfToken);
+      expect(remove).toMatchObject({ status: 404, body: { error: 'not_found' } });
+    });
+
+    it('Webhooks: refused to a person without permission 93', async () => {
+      await refusedScreen('webhooks', 'Webhooks', '/webhooks', 'webhooks-no-permission');
     });
   },
 );

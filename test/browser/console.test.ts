@@ -313,6 +313,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           'Employees',
           'API keys',
           'Company',
+          'Webhooks',
           'Audit log',
         ]);
         await expect(page.getByRole('banner').innerText()).resolves.toContain('maria.admin@acme.example');

@@ -6,6 +6,7 @@ import { nowScreen } from './now.js';
 import type { Screen } from './registry.js';
 import { timeEntriesScreen } from './time-entries.js';
 import { timesheetsScreen } from './timesheets.js';
+import { webhooksScreen } from './webhooks.js';
 
 /** Every screen, in navigation order. */
 export const SCREENS: readonly Screen[] = [
@@ -15,5 +16,6 @@ export const SCREENS: readonly Screen[] = [
   employeesScreen,
   apiKeysScreen,
   companyScreen,
+  webhooksScreen,
   auditLogScreen,
 ];
