@@ -609,22 +609,33 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             { timeout: 10_000 },
           )
           .toContain('Delivered');
-        await keyboardActivate(page, deliveries.getByRole('button', { name: /^Send again: the ping delivery/ }));
+        await keyboardActivate(
+          page,
+          deliveries.getByRole('button', { name: /^Send again: the ping delivery/ }),
+        );
         await page.getByRole('status').filter({ hasText: 'The ping delivery is queued again.' }).waitFor();
         await expect.poll(() => receiver.received.length, { timeout: 10_000 }).toBe(2);
         expect(receiver.received[1]!.id).toBe(receiver.received[0]!.id);
+        // An employee created now is an event it asked for: delivered, then sent again by replaying the last 24 hours.
+        const made = await fetchInPage(
+          page,
+          'POST',
+          '/employees',
+          { email: 'wendy.web@acme.example' },
+          csrfToken,
+        );
+        expect(made.status).toBe(201);
+        const created = () => receiver.received.filter((d) => d.payload.type === 'employee.created').length;
+        await expect.poll(created, { timeout: 10_000 }).toBe(1);
         await keyboardActivate(page, page.getByRole('button', { name: 'Replay these events' }));
-        await page
-          .getByRole('status')
-          .filter({ hasText: /queued again/ })
-          .waitFor();
+        await page.getByRole('status').filter({ hasText: '1 delivery is queued again.' }).waitFor();
+        await expect.poll(created, { timeout: 10_000 }).toBe(2);
+        await page.getByRole('button', { name: 'Refresh deliveries' }).click();
+        await expect.poll(() => deliveries.innerText()).toContain('employee.created');
         await capture(page, 'webhooks-deliveries');
 
         // Rotate: the new secret once.
-        await keyboardActivate(
-          page,
-          page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }),
-        );
+        await keyboardActivate(page, page.getByRole('button', { name: `Rotate secret of ${receiver.url}` }));
         const rotate = page.getByRole('dialog', { name: `Rotate the secret of ${receiver.url}?` });
         await rotate.waitFor();
         await capture(page, 'webhooks-rotate-dialog', { fullPage: false });
