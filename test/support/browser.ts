@@ -39,7 +39,6 @@ declare const window: {
   innerWidth: number;
   axe: { run: (context: unknown, options: unknown) => Promise<Json> };
 };
-declare const navigator: { clipboard: { readText(): Promise<string> } };
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
 declare function requestAnimationFrame(callback: () => void): number;
 

@@ -187,7 +187,10 @@ export const UpdateCompanyBodySchema = Type.Object(
       }),
     ),
     dailyOvertimeHours: Type.Optional(
-      Type.Union([Type.Number({ minimum: 0, maximum: 24, description: 'at most two decimals' }), Type.Null()]),
+      Type.Union([
+        Type.Number({ minimum: 0, maximum: 24, description: 'at most two decimals' }),
+        Type.Null(),
+      ]),
     ),
     workingTimeRules: Type.Optional(
       Type.Unsafe<string>({ type: 'string', enum: ['none', 'de-arbzg', 'us-ca'] }),
