@@ -106,7 +106,7 @@ function NowScreen({ person, route }: ScreenProps) {
           ? 'No such workplace in this company.'
           : `The list could not be updated: ${messageOf(caught)}`,
       );
-      if (caught instanceof ApiProblem && caught.status === 404) setSessions([]);
+      if (caught instanceof ApiProblem && caught.status === 404) setSessions(null);
     } finally {
       loading.current = false;
     }
