@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem, companyZone, messageOf, may, PERMISSIONS } from '../api.js';
 import { Field, Loading, Notice, ScreenHeading, ZoneNote } from '../components/ui.js';
 import { formatInstant, isDay } from '../format.js';
@@ -53,6 +53,8 @@ function AuditLogScreen({ person, route }: ScreenProps) {
   const [error, setError] = useState<string | null>(null);
   const [actorName, setActorName] = useState<string | null>(null);
   const key = FILTERS.map((name) => filters[name]).join('|');
+  // Only the newest request's answer is shown (filters changed quickly never show an older answer).
+  const latest = useRef(0);
 
   const load = useCallback(
     async (cursor: string | null) => {
@@ -62,13 +64,16 @@ function AuditLogScreen({ person, route }: ScreenProps) {
         if (value && ((name !== 'from' && name !== 'to') || isDay(value))) query.set(name, value);
       }
       if (cursor) query.set('cursor', cursor);
+      const mine = ++latest.current;
       try {
         const page = await api<AuditPage>('GET', `/audit-log?${query}`);
+        if (mine !== latest.current) return;
         setEntries((before) => (cursor ? [...(before ?? []), ...page.items] : page.items));
         setActions(page.actions);
         setNextCursor(page.nextCursor);
         setError(null);
       } catch (caught) {
+        if (mine !== latest.current) return;
         setEntries([]);
         setNextCursor(null);
         setError(

@@ -269,6 +269,7 @@ function EmployeesScreen({ person, route }: ScreenProps) {
   const [busy, setBusy] = useState(false);
   const [generation, setGeneration] = useState(0);
   const opener = useRef<HTMLElement | null>(null);
+  const latest = useRef(0);
 
   useEffect(() => {
     Promise.all([api<{ items: Named[] }>('GET', '/workplaces'), api<{ items: Named[] }>('GET', '/schedules')])
@@ -284,16 +285,19 @@ function EmployeesScreen({ person, route }: ScreenProps) {
       const query = new URLSearchParams({ limit: '50' });
       if (search.trim()) query.set('search', search.trim());
       if (cursor) query.set('cursor', cursor);
+      const mine = ++latest.current;
       try {
         const page = await api<{ items: EmployeeRow[]; nextCursor: string | null }>(
           'GET',
           `/employees?${query}`,
         );
+        // Typing fast: only the newest search's answer is shown.
+        if (mine !== latest.current) return;
         setRows((before) => (cursor ? [...(before ?? []), ...page.items] : page.items));
         setNextCursor(page.nextCursor);
         setListError(null);
       } catch (caught) {
-        setListError(messageOf(caught));
+        if (mine === latest.current) setListError(messageOf(caught));
       }
     },
     [search],

@@ -69,7 +69,8 @@ function NowScreen({ person, route }: ScreenProps) {
   const [updatedAt, setUpdatedAt] = useState<number | null>(null);
   const [paused, setPaused] = useState(false);
   const [truncated, setTruncated] = useState(false);
-  const loading = useRef(false);
+  // Only the newest request's answer is shown: a poll in flight never hides a change of workplace.
+  const latest = useRef(0);
 
   useEffect(() => {
     api<{ items: Workplace[] }>('GET', '/workplaces')
@@ -78,8 +79,7 @@ function NowScreen({ person, route }: ScreenProps) {
   }, []);
 
   const load = useCallback(async () => {
-    if (loading.current) return;
-    loading.current = true;
+    const mine = ++latest.current;
     try {
       const all: OpenSession[] = [];
       let cursor: string | null = null;
@@ -95,20 +95,20 @@ function NowScreen({ person, route }: ScreenProps) {
         all.push(...page.items);
         cursor = page.nextCursor;
         pages += 1;
-      } while (cursor && pages < MAX_PAGES);
+      } while (cursor && pages < MAX_PAGES && mine === latest.current);
+      if (mine !== latest.current) return;
       setTruncated(cursor !== null);
       setSessions(all);
       setUpdatedAt(Date.now());
       setError(null);
     } catch (caught) {
+      if (mine !== latest.current) return;
       setError(
         caught instanceof ApiProblem && caught.status === 404
           ? 'No such workplace in this company.'
           : `The list could not be updated: ${messageOf(caught)}`,
       );
       if (caught instanceof ApiProblem && caught.status === 404) setSessions(null);
-    } finally {
-      loading.current = false;
     }
   }, [workplaceId]);
 

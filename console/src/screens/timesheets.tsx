@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ADMIN_API, api, ApiProblem, companyZone, messageOf, may, PERMISSIONS } from '../api.js';
 import { Field, Loading, Notice, ScreenHeading } from '../components/ui.js';
 import { addDays, formatDay, isDay, todayIn } from '../format.js';
@@ -90,6 +90,8 @@ function TimesheetsScreen({ person, route }: ScreenProps) {
   const [sheets, setSheets] = useState<Timesheet[]>([]);
   const [error, setError] = useState<string | null>(null);
   const [forSpreadsheets, setForSpreadsheets] = useState(false);
+  // Only the newest request's answer is shown.
+  const latest = useRef(0);
 
   useEffect(() => {
     api<{ workweekStart: string }>('GET', '/company')
@@ -116,12 +118,15 @@ function TimesheetsScreen({ person, route }: ScreenProps) {
   async function load(cursor: string | null) {
     const query = new URLSearchParams({ ...filters, limit: '50' });
     if (cursor) query.set('cursor', cursor);
+    const mine = ++latest.current;
     try {
       const loaded = await api<TimesheetPage>('GET', `/timesheets?${query}`);
+      if (mine !== latest.current) return;
       setPage(loaded);
       setSheets((before) => (cursor ? [...before, ...loaded.items] : loaded.items));
       setError(null);
     } catch (caught) {
+      if (mine !== latest.current) return;
       setPage(null);
       setSheets([]);
       setError(
