@@ -2,6 +2,8 @@ import type { FastifyPluginAsync } from 'fastify';
 import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plugins/admin-openapi.js';
 import { ADMIN_OPENAPI_PATH, ADMIN_PREFIX } from '../http/paths.js';
 import { adminRoutes } from '../modules/admin-api/routes.js';
+import { adminScreenRoutes } from '../modules/admin-api/screens.routes.js';
+import { adminWebhookRoutes } from '../modules/admin-api/webhooks.routes.js';
 import { sessionRoutes } from '../modules/admin-api/session.routes.js';
 
 /**
@@ -22,6 +24,8 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
   });
   await app.register(sessionRoutes);
   await app.register(adminRoutes);
+  await app.register(adminScreenRoutes);
+  await app.register(adminWebhookRoutes);
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {

@@ -314,3 +314,10 @@ export function daysBetween(from: string, to: string): number {
   if (fromMs !== null && toMs !== null) return Math.round((toMs - fromMs) / DAY_MS);
   return Math.round(requireDate(to).diff(requireDate(from), 'days').days);
 }
+
+/** The instant (UTC ISO) the calendar day `date` starts in `zone` (UTC when null). */
+export function startOfDayIn(zone: string | null, date: string): string {
+  const dateTime = DateTime.fromISO(date, { zone: zone ?? 'UTC' }).startOf('day');
+  if (!dateTime.isValid) throw new RangeError(`Not a day in ${zone}: ${date}`);
+  return new Date(dateTime.toMillis()).toISOString();
+}

@@ -309,8 +309,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const nav = page.getByRole('navigation', { name: 'Main' });
         await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual([
           'Time entries',
+          'Now',
+          'Employees',
           'API keys',
           'Company',
+          'Webhooks',
+          'Audit log',
         ]);
         await expect(page.getByRole('banner').innerText()).resolves.toContain('maria.admin@acme.example');
         const session = await fetchInPage(page, 'GET', '/session');
@@ -719,7 +723,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           );
           await capture(viewerPage, 'no-permission');
           const nav = viewerPage.getByRole('navigation', { name: 'Main' });
-          await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual(['Time entries', 'Company']);
+          await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual([
+            'Time entries',
+            'Now',
+            'Employees',
+            'Company',
+          ]);
           const session = await fetchInPage(viewerPage, 'GET', '/session');
           const token = session.body!.csrfToken as string;
           const create = await fetchInPage(

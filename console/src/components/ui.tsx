@@ -109,6 +109,15 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   expired: { label: 'Expired', icon: '✕', tone: 'bad' },
   confirmed: { label: 'Confirmed', icon: '✓', tone: 'ok' },
   unconfirmed: { label: 'Not confirmed', icon: '○', tone: 'neutral' },
+  working: { label: 'Working', icon: '●', tone: 'ok' },
+  on_break: { label: 'On a break', icon: '‖', tone: 'pending' },
+  inactive: { label: 'Inactive', icon: '○', tone: 'neutral' },
+  on_leave: { label: 'On leave', icon: '○', tone: 'neutral' },
+  suspended: { label: 'Suspended', icon: '✕', tone: 'bad' },
+  terminated: { label: 'Terminated', icon: '✕', tone: 'bad' },
+  disabled: { label: 'Disabled', icon: '○', tone: 'neutral' },
+  delivered: { label: 'Delivered', icon: '✓', tone: 'ok' },
+  failed: { label: 'Failed', icon: '✕', tone: 'bad' },
 };
 
 /** A status as words with a symbol: colour only repeats what the text says. */

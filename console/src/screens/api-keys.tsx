@@ -42,6 +42,12 @@ const SCOPES = [
   { id: 'attendance.reports', permission: 49, label: 'Read time reports', machine: false },
   { id: 'employees.read', permission: 52, label: 'Read employees', machine: false },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', machine: false },
+  {
+    id: 'webhooks.manage',
+    permission: 94,
+    label: "Manage the company's webhook endpoints (deliveries carry only events the key can read)",
+    machine: true,
+  },
 ] as const;
 
 const GRACE_PERIODS = [

@@ -9,7 +9,19 @@ interface CompanySettings {
   timeZone: string | null;
   timeTracking: boolean;
   apiAccess: boolean;
+  workweekStart: string;
+  dailyOvertimeHours: number | null;
+  workingTimeRules: string;
 }
+
+const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const RULE_PACKS: [string, string][] = [
+  ['none', 'None: no working-time flags'],
+  ['de-arbzg', 'Germany (ArbZG): breaks, 10 h a day, 11 h rest'],
+  ['us-ca', 'California: daily overtime, double time, meal breaks'],
+];
+
+const capitalised = (day: string) => day.charAt(0).toUpperCase() + day.slice(1);
 
 function zoneNames(): string[] {
   try {
@@ -27,6 +39,9 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
   const [status, setStatus] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [zoneError, setZoneError] = useState<string | undefined>(undefined);
+  const [problem, setProblem] = useState<ApiProblem | null>(null);
+  // The threshold as typed ('' for none), so a half-typed number is not lost.
+  const [threshold, setThreshold] = useState('');
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
@@ -34,6 +49,7 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
       .then((loaded) => {
         setCompany(loaded);
         setDraft(loaded);
+        setThreshold(loaded.dailyOvertimeHours === null ? '' : String(loaded.dailyOvertimeHours));
       })
       .catch((caught: unknown) => setLoadError(messageOf(caught)));
   }, []);
@@ -42,6 +58,26 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
     event.preventDefault();
     if (!company || !draft) return;
     const changes: Partial<CompanySettings> = {};
+    const hours = threshold.trim() === '' ? null : Number(threshold.replace(',', '.'));
+    setProblem(null);
+    if (hours !== null && !Number.isFinite(hours)) {
+      setZoneError(undefined);
+      setStatus(null);
+      setError('Not saved: the daily overtime threshold must be a number of hours.');
+      setProblem(
+        new ApiProblem(422, 'validation_failed', 'Invalid', null, [
+          {
+            field: 'dailyOvertimeHours',
+            message: 'must be a number of hours from 0 to 24, or empty for none',
+          },
+        ]),
+      );
+      return;
+    }
+    if (draft.workweekStart !== company.workweekStart) changes.workweekStart = draft.workweekStart;
+    if (hours !== company.dailyOvertimeHours) changes.dailyOvertimeHours = hours;
+    if (draft.workingTimeRules !== company.workingTimeRules)
+      changes.workingTimeRules = draft.workingTimeRules;
     if (draft.timeZone !== company.timeZone) changes.timeZone = draft.timeZone;
     if (draft.timeTracking !== company.timeTracking) changes.timeTracking = draft.timeTracking;
     if (draft.apiAccess !== company.apiAccess) changes.apiAccess = draft.apiAccess;
@@ -57,11 +93,19 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
       const saved = await api<CompanySettings>('PATCH', '/company', changes);
       setCompany(saved);
       setDraft(saved);
+      setThreshold(saved.dailyOvertimeHours === null ? '' : String(saved.dailyOvertimeHours));
       setStatus('The settings are saved.');
       if (saved.timeZone !== company.timeZone) await refreshSession();
     } catch (caught) {
-      if (caught instanceof ApiProblem) setZoneError(caught.fieldError('timeZone'));
-      setError(messageOf(caught));
+      if (caught instanceof ApiProblem) {
+        setZoneError(caught.fieldError('timeZone'));
+        setProblem(caught);
+      }
+      setError(
+        caught instanceof ApiProblem && caught.fieldErrors.length > 0
+          ? 'Not saved: a setting needs a change (marked below).'
+          : messageOf(caught),
+      );
     } finally {
       setBusy(false);
     }
@@ -145,6 +189,64 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
                 now: <strong>{company?.apiAccess ? 'on' : 'off'}</strong>.
               </p>
             </div>
+            <fieldset class="stack">
+              <legend>Timesheets</legend>
+              <p class="hint">How timesheets count regular and overtime hours, and which rules they flag.</p>
+              <Field label="Workweek starts on" error={problem?.fieldError('workweekStart')}>
+                {({ id, describedBy, invalid }) => (
+                  <select
+                    id={id}
+                    aria-describedby={describedBy}
+                    aria-invalid={invalid}
+                    disabled={!canEdit}
+                    value={draft.workweekStart}
+                    onChange={(e) => setDraft({ ...draft, workweekStart: e.currentTarget.value })}
+                  >
+                    {WEEKDAYS.map((day) => (
+                      <option key={day} value={day}>
+                        {capitalised(day)}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+              <Field
+                label="Daily overtime after (hours)"
+                hint="Hours worked in a day beyond this are overtime. Empty: no daily threshold (only the schedule's weekly hours)."
+                error={problem?.fieldError('dailyOvertimeHours')}
+              >
+                {({ id, describedBy, invalid }) => (
+                  <input
+                    id={id}
+                    type="text"
+                    inputMode="decimal"
+                    aria-describedby={describedBy}
+                    aria-invalid={invalid}
+                    disabled={!canEdit}
+                    value={threshold}
+                    onInput={(e) => setThreshold(e.currentTarget.value)}
+                  />
+                )}
+              </Field>
+              <Field label="Working-time rules" error={problem?.fieldError('workingTimeRules')}>
+                {({ id, describedBy, invalid }) => (
+                  <select
+                    id={id}
+                    aria-describedby={describedBy}
+                    aria-invalid={invalid}
+                    disabled={!canEdit}
+                    value={draft.workingTimeRules}
+                    onChange={(e) => setDraft({ ...draft, workingTimeRules: e.currentTarget.value })}
+                  >
+                    {RULE_PACKS.map(([value, label]) => (
+                      <option key={value} value={value}>
+                        {label}
+                      </option>
+                    ))}
+                  </select>
+                )}
+              </Field>
+            </fieldset>
             {canEdit ? (
               <div>
                 <button type="submit" class="primary" disabled={busy}>

@@ -18,9 +18,13 @@ const OPEN = new Set(['POST /session', 'GET /session', 'POST /invitations/accept
 const TAGS = [
   { name: 'Session', description: 'Sign in and out; accept an invitation.' },
   { name: 'API keys', description: "The company's API keys (permission 90)." },
-  { name: 'Employees', description: "The company's employees (permission 52)." },
+  { name: 'Employees', description: "The company's employees (read: 52; create, change, delete: 92)." },
   { name: 'Time entries', description: 'Read (47), approve or reject and confirm days (91).' },
   { name: 'Company', description: "The company's settings (read: anyone signed in; change: 93)." },
+  { name: 'Now', description: 'Who is clocked in now (permission 47).' },
+  { name: 'Audit log', description: 'Who did what, when (permission 93 or super admin).' },
+  { name: 'Timesheets', description: 'Timesheets and the payroll CSV (permission 49).' },
+  { name: 'Webhooks', description: "The company's webhook endpoints and deliveries (permission 93)." },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */
@@ -68,6 +72,11 @@ export function adminOpenApiDocument(routes: readonly AdminRoute[], prefix: stri
       const { description, ...body } = response;
       if (code === 204) {
         responses[status] = { description: description ?? 'No content' };
+        continue;
+      }
+      // A response given with its media types (a CSV file) is described as given.
+      if (body.content) {
+        responses[status] = { description: description ?? 'OK', content: body.content };
         continue;
       }
       responses[status] = {

@@ -123,3 +123,78 @@ export function searchEmployees(
     .limit(options.limit)
     .execute();
 }
+
+/** Names and emails of some employees of the company (the "who is in" screen shows people, not ids). */
+export function namesOfEmployees(db: Executor, companyId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('employees')
+    .select(['id', 'first_name', 'last_name', 'email'])
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The company's workplaces by name. */
+export function listWorkplacesOfCompany(db: Executor, companyId: string) {
+  return db
+    .selectFrom('workplaces')
+    .select(['id', 'name', 'time_zone'])
+    .where('company_id', '=', companyId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+/** The company's schedules by name. */
+export function listSchedulesOfCompany(db: Executor, companyId: string) {
+  return db
+    .selectFrom('schedules')
+    .select(['id', 'name', 'weekly_hours'])
+    .where('company_id', '=', companyId)
+    .orderBy('name')
+    .orderBy('id')
+    .execute();
+}
+
+export function findWorkplaceOfCompany(db: Executor, companyId: string, id: string) {
+  return db
+    .selectFrom('workplaces')
+    .select(['id'])
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+}
+
+export function findScheduleOfCompany(db: Executor, companyId: string, id: string) {
+  return db
+    .selectFrom('schedules')
+    .select(['id'])
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .executeTakeFirst();
+}
+
+/** An employee of the company (never a deleted one) with the schedule assignment that starts last. */
+export async function findEmployeeDetail(db: Executor, companyId: string, id: string) {
+  const row = await db
+    .selectFrom('employees')
+    .select(['id', 'first_name', 'last_name', 'email', 'external_id', 'status', 'workplace_id'])
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const schedule = await db
+    .selectFrom('employee_schedules')
+    .select(['schedule_id', 'effective_from'])
+    .where('employee_id', '=', id)
+    .orderBy('effective_from', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return {
+    ...row,
+    schedule_id: schedule?.schedule_id ?? null,
+    schedule_from: schedule?.effective_from ?? null,
+  };
+}

@@ -229,7 +229,7 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "The person's company",
         operationId: 'getCompany',
-        description: 'Time zone, time tracking and API access. Anyone signed in.',
+        description: 'Time zone, time tracking, API access and the timesheet settings. Anyone signed in.',
         tags: ['Company'],
         response: { 200: AdminCompanySchema, ...sessionErrors([]) },
       },
@@ -244,7 +244,9 @@ export const adminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Change the company's settings",
         operationId: 'updateCompany',
         description:
-          'Time zone (an IANA name, or null for none), time tracking on/off, API access on/off. Permission 93.',
+          'Time zone (an IANA name, or null for none), time tracking on/off, API access on/off, and the ' +
+          'timesheet settings (workweek start, daily overtime threshold in hours or null, working-time rules). ' +
+          'Permission 93.',
         tags: ['Company'],
         body: UpdateCompanyBodySchema,
         response: {

@@ -2,7 +2,7 @@ import type { CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
-import { requireCompany, updateCompany } from '../admin/companies.js';
+import { requireCompany, requireDailyThreshold, updateCompany } from '../admin/companies.js';
 import { invalid, parseDateOrDateTime, requireText, requireTimeZone } from '../admin/validation.js';
 import { parseCidrList } from '../auth/ip-allowlist.js';
 import { isScopeId, mayGrantScope } from '../auth/scopes.js';
@@ -281,6 +281,9 @@ function companyOf(view: {
   timeZone: string | null;
   timeTracking: string;
   apiAccess: string;
+  workweekStart: string;
+  dailyOvertimeAfter: number | null;
+  workingTimeRules: string;
 }) {
   return {
     id: view.id,
@@ -288,6 +291,9 @@ function companyOf(view: {
     timeZone: view.timeZone,
     timeTracking: view.timeTracking === 'on',
     apiAccess: view.apiAccess === 'on',
+    workweekStart: view.workweekStart,
+    dailyOvertimeHours: view.dailyOvertimeAfter,
+    workingTimeRules: view.workingTimeRules,
   };
 }
 
@@ -299,6 +305,10 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
     timeZone: row.time_zone,
     timeTracking: row.time_tracking === 1,
     apiAccess: row.api_access === 1,
+    workweekStart: row.workweek_start,
+    dailyOvertimeHours:
+      row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
+    workingTimeRules: row.working_time_rules,
   };
 }
 
@@ -306,9 +316,18 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
 export function changeCompany(
   ctx: AppContext,
   person: ConsolePerson,
-  body: { timeZone?: string | null; timeTracking?: boolean; apiAccess?: boolean },
+  body: {
+    timeZone?: string | null;
+    timeTracking?: boolean;
+    apiAccess?: boolean;
+    workweekStart?: string;
+    dailyOvertimeHours?: number | null;
+    workingTimeRules?: string;
+  },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
+  if (typeof body.dailyOvertimeHours === 'number')
+    checkField('dailyOvertimeHours', () => requireDailyThreshold(String(body.dailyOvertimeHours)));
   return inTransaction(ctx, async (tx, now) =>
     companyOf(
       await updateCompany(
@@ -321,6 +340,15 @@ export function changeCompany(
             : {}),
           ...(body.timeTracking !== undefined ? { timeTracking: body.timeTracking ? 'on' : 'off' } : {}),
           ...(body.apiAccess !== undefined ? { apiAccess: body.apiAccess ? 'on' : 'off' } : {}),
+          // The CLI's own checks of the timesheet settings (`company update --workweek-start …`).
+          ...(body.workweekStart !== undefined ? { workweekStart: body.workweekStart } : {}),
+          ...(body.dailyOvertimeHours !== undefined
+            ? {
+                dailyOvertimeAfter:
+                  body.dailyOvertimeHours === null ? 'none' : String(body.dailyOvertimeHours),
+              }
+            : {}),
+          ...(body.workingTimeRules !== undefined ? { workingTimeRules: body.workingTimeRules } : {}),
         },
         actorOf(person),
       ),

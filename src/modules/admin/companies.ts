@@ -21,7 +21,7 @@ function requireWeekday(value: string): string {
 }
 
 /** HOURS (a number from 0 to 24, at most two decimals) as whole seconds, or none. */
-function requireDailyThreshold(value: string): number | null {
+export function requireDailyThreshold(value: string): number | null {
   if (value === 'none') return null;
   const hours = Number(value);
   if (!/^\d{1,2}(\.\d{1,2})?$/.test(value) || hours > 24)

@@ -8,6 +8,7 @@ import { addDays, todayIn } from '../../domain/time-zone.js';
 import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { employeeListItem, employeeRef } from '../views.js';
+import type { Actor } from '../context.js';
 import { auditBase, requireCompany } from './companies.js';
 import { invalid, notFound, requireDate, requireEmail, requireText, requireUuid } from './validation.js';
 
@@ -49,6 +50,47 @@ export function checkExternalId(value: string): string {
   if (value.length > EXTERNAL_ID_MAX)
     throw invalid(`external id must be at most ${EXTERNAL_ID_MAX} characters`);
   return value;
+}
+
+/**
+ * The same checks applyEmployeeInput makes, one field at a time, each refusal with its field's name
+ * (the console shows it next to the input). Keys are EmployeeInput's; the caller names them its way.
+ */
+export function employeeFieldErrors(input: EmployeeInput): { field: keyof EmployeeInput; message: string }[] {
+  const checks: [keyof EmployeeInput, () => unknown][] = [
+    ['email', () => input.email !== undefined && requireEmail(input.email)],
+    ['firstName', () => optionalName(input.firstName, 'first name')],
+    ['lastName', () => optionalName(input.lastName, 'last name')],
+    ['status', () => input.status !== undefined && requireStatus(input.status)],
+    [
+      'externalId',
+      () =>
+        input.externalId !== undefined &&
+        input.externalId !== 'none' &&
+        input.externalId !== '' &&
+        checkExternalId(input.externalId),
+    ],
+    ['workplace', () => input.workplace !== undefined && optionalGuid(input.workplace, 'workplace id')],
+    ['schedule', () => input.schedule !== undefined && optionalGuid(input.schedule, 'schedule id')],
+    [
+      'scheduleFrom',
+      () => {
+        if (input.scheduleFrom === undefined) return;
+        if (input.schedule === undefined) throw invalid('a start date needs a schedule');
+        requireDate(input.scheduleFrom, 'schedule-from');
+      },
+    ],
+  ];
+  const errors: { field: keyof EmployeeInput; message: string }[] = [];
+  for (const [field, check] of checks) {
+    try {
+      check();
+    } catch (error) {
+      if (!(error instanceof ApiError) || error.errorName !== 'validation_failed') throw error;
+      errors.push({ field, message: error.detail ?? error.message });
+    }
+  }
+  return errors;
 }
 
 async function employeeView(tx: Tx, row: EmployeeRow) {
@@ -178,7 +220,13 @@ function translateUniqueViolation(error: unknown, externalId: unknown): never {
   throw error;
 }
 
-export async function createEmployee(tx: Tx, now: number, companyId: string, input: EmployeeInput) {
+export async function createEmployee(
+  tx: Tx,
+  now: number,
+  companyId: string,
+  input: EmployeeInput,
+  actor?: Actor,
+) {
   if (input.email === undefined) throw invalid('--email is required');
   const at = new Date(now).toISOString();
   try {
@@ -203,7 +251,7 @@ export async function createEmployee(tx: Tx, now: number, companyId: string, inp
     await tx.insertInto('employees').values(row).execute();
     if (schedule) await assignSchedule(tx, row.id, schedule, at);
     await recordAudit(tx, {
-      ...auditBase(company.id, at),
+      ...auditBase(company.id, at, actor),
       action: 'employee.create',
       targetType: 'employee',
       targetId: row.id,
@@ -215,7 +263,13 @@ export async function createEmployee(tx: Tx, now: number, companyId: string, inp
   }
 }
 
-export async function updateEmployee(tx: Tx, now: number, employeeId: string, input: EmployeeInput) {
+export async function updateEmployee(
+  tx: Tx,
+  now: number,
+  employeeId: string,
+  input: EmployeeInput,
+  actor?: Actor,
+) {
   const at = new Date(now).toISOString();
   try {
     const existing = await requireEmployeeRow(tx, employeeId);
@@ -230,7 +284,7 @@ export async function updateEmployee(tx: Tx, now: number, employeeId: string, in
         .execute();
     if (schedule) await assignSchedule(tx, existing.id, schedule, at);
     await recordAudit(tx, {
-      ...auditBase(company.id, at),
+      ...auditBase(company.id, at, actor),
       action: 'employee.update',
       targetType: 'employee',
       targetId: existing.id,
@@ -244,7 +298,7 @@ export async function updateEmployee(tx: Tx, now: number, employeeId: string, in
   }
 }
 
-export async function deleteEmployee(tx: Tx, now: number, employeeId: string) {
+export async function deleteEmployee(tx: Tx, now: number, employeeId: string, actor?: Actor) {
   const at = new Date(now).toISOString();
   const existing = await requireEmployeeRow(tx, employeeId);
   await tx
@@ -253,7 +307,7 @@ export async function deleteEmployee(tx: Tx, now: number, employeeId: string) {
     .where('id', '=', existing.id)
     .execute();
   await recordAudit(tx, {
-    ...auditBase(existing.company_id, at),
+    ...auditBase(existing.company_id, at, actor),
     action: 'employee.delete',
     targetType: 'employee',
     targetId: existing.id,

@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import type { Tx } from '../../platform/db/database.js';
+import type { Executor, Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 
 export interface AuditEntry {
@@ -52,4 +52,77 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
     details: entry.details ? JSON.stringify(entry.details) : null,
     at: entry.at,
   });
+}
+
+/** A page of the company's audit log, newest first, with the acting person's email or key's name. */
+export function listAudit(
+  db: Executor,
+  input: {
+    companyId: string;
+    actorType: string | null;
+    actorId: string | null;
+    action: string | null;
+    fromAt: string | null;
+    beforeAt: string | null;
+    after: { at: string; id: string } | null;
+    limit: number;
+  },
+) {
+  let query = db
+    .selectFrom('audit_log as a')
+    .leftJoin('users as u', (join) =>
+      join
+        .onRef('u.id', '=', 'a.actor_id')
+        .on('a.actor_type', '=', 'user')
+        .on('u.company_id', '=', input.companyId),
+    )
+    .leftJoin('api_keys as k', (join) =>
+      join
+        .onRef('k.id', '=', 'a.actor_id')
+        .on('a.actor_type', '=', 'api_key')
+        .on('k.company_id', '=', input.companyId),
+    )
+    .select([
+      'a.id',
+      'a.created_at',
+      'a.actor_type',
+      'a.actor_id',
+      'a.action',
+      'a.target_type',
+      'a.target_id',
+      'a.details',
+      'u.email as user_email',
+      'k.name as key_name',
+    ])
+    .where('a.company_id', '=', input.companyId);
+  if (input.actorType !== null) query = query.where('a.actor_type', '=', input.actorType);
+  if (input.actorId !== null) query = query.where('a.actor_id', '=', input.actorId);
+  if (input.action !== null)
+    query = input.action.endsWith('.')
+      ? // A prefix ("employee."): its "_" would match any one character, harmless among these names.
+        query.where('a.action', 'like', `${input.action}%`)
+      : query.where('a.action', '=', input.action);
+  if (input.fromAt !== null) query = query.where('a.created_at', '>=', input.fromAt);
+  if (input.beforeAt !== null) query = query.where('a.created_at', '<', input.beforeAt);
+  const after = input.after;
+  if (after !== null)
+    query = query.where((eb) =>
+      eb.or([
+        eb('a.created_at', '<', after.at),
+        eb.and([eb('a.created_at', '=', after.at), eb('a.id', '<', after.id)]),
+      ]),
+    );
+  return query.orderBy('a.created_at', 'desc').orderBy('a.id', 'desc').limit(input.limit).execute();
+}
+
+/** Every action the company's log holds (for the screen's filter). */
+export async function auditActions(db: Executor, companyId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('audit_log')
+    .select('action')
+    .distinct()
+    .where('company_id', '=', companyId)
+    .orderBy('action')
+    .execute();
+  return rows.map((row) => row.action);
 }

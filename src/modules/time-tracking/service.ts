@@ -763,7 +763,7 @@ export async function createShift(
  */
 export function workDateRange(
   ctx: AppContext,
-  principal: Principal,
+  principal: Pick<Principal, 'company'>,
   query: { from?: string; to?: string },
 ): { from: string; to: string } {
   const to = query.to ?? todayIn(principal.company.timeZone, ctx.now());
@@ -886,7 +886,7 @@ export async function listTimeEntries(
 export async function clockStatus(
   ctx: AppContext,
   cursors: CursorCodec,
-  principal: Principal,
+  principal: Pick<Principal, 'companyId'>,
   query: { workplaceId?: string; employeeId?: string; externalId?: string; cursor?: string; limit?: number },
 ) {
   atMostOneOf(query, ['workplaceId', 'employeeId', 'externalId']);

@@ -58,7 +58,7 @@ export interface TimesheetPlan {
 export async function planTimesheets(
   ctx: AppContext,
   cursors: CursorCodec,
-  principal: Principal,
+  principal: Pick<Principal, 'companyId' | 'company'>,
   query: TimesheetQuery,
 ): Promise<TimesheetPlan> {
   atMostOneOf(query, ['employeeId', 'externalId', 'workplaceId']);

@@ -199,8 +199,12 @@ export interface UpdateEndpointInput {
   url?: string;
   eventTypes?: string[];
   description?: string | null;
-  status?: 'active';
+  /** `disabled` (the console's "disable"): nothing more is sent until it is re-enabled. */
+  status?: 'active' | 'disabled';
 }
+
+/** Why an endpoint a person disabled is disabled. */
+export const DISABLED_BY_PERSON = 'disabled by a person in the console';
 
 /** PATCH: url, event types, description; `status: active` re-enables (from the log's head: replay covers the gap). */
 export async function updateEndpoint(
@@ -229,6 +233,8 @@ export async function updateEndpoint(
         after_seq: lastSeq,
       });
     }
+    if (input.status === 'disabled' && row.status !== 'disabled')
+      Object.assign(set, { status: 'disabled', disabled_reason: DISABLED_BY_PERSON });
     await updateEndpointRow(tx, id, set);
     return endpointView({ ...row, ...set });
   });
