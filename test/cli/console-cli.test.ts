@@ -57,10 +57,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     let database: TestDatabase;
     let store: Database;
     let userId: string;
+    let companyId: string;
 
     beforeAll(async () => {
       database = await dialect.create();
       const company = await json(database.url, ['company', 'create', '--name', 'Acme']);
+      companyId = String(company.id);
       const user = await json(database.url, [
         'user',
         'create',
@@ -94,7 +96,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         'user',
         'create',
         '--company',
-        userId,
+        companyId,
         '--email',
         'x@acme.example',
         '--permissions',
