@@ -456,6 +456,96 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     expect(state.disabledReason).toMatch(/revoked/);
   });
 
+  it('a key that changes another key’s endpoint takes it over: it then receives only what that key reads; audited', async () => {
+    const a = await tenant();
+    const narrow = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read,webhooks.manage' });
+    const narrowToken = await fetchToken(server, narrow.clientId, narrow.secret);
+    const r = await receiver();
+    const endpoint = await register(a.token, r, ['time_entry.opened', 'employee.created']);
+    // Another endpoint of the wide key, replayed by the narrow key: only the types both read.
+    const r3 = await receiver();
+    const kept = await register(a.token, r3, ['time_entry.opened', 'employee.created']);
+    const from = iso(Date.now() - 1000);
+    const taken = await receiver();
+    const patched = await api(narrowToken, `/${endpoint.id}`, 'PATCH', { url: taken.url });
+    expect(patched.status).toBe(200);
+    const rotated = await api(narrowToken, `/${endpoint.id}/rotate-secret`, 'POST');
+    expect(rotated.status).toBe(200);
+    taken.secrets = [((await rotated.json()) as { secret: string }).secret];
+
+    await inTransaction(server.ctx, (tx, at) =>
+      createEmployee(tx, at, a.fixture.companyId, { email: 'taken@acme.example' }),
+    );
+    expect((await punch(a.token, a.fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(
+      201,
+    );
+    await taken.waitFor((got) => got.length >= 1);
+    await r3.waitFor((got) => got.length >= 2);
+    const replayed = await api(narrowToken, `/${kept.id}/replay`, 'POST', {
+      from,
+      to: iso(Date.now() + 1000),
+    });
+    expect(await replayed.json()).toEqual({ queued: 1 });
+    await r3.waitFor((got) => got.length >= 3);
+    const employeeDelivery = (
+      (await (await api(a.token, `/${kept.id}/deliveries`)).json()) as { items: Delivery[] }
+    ).items.find((d) => d.eventType === 'employee.created')!;
+    await expectProblem(
+      await api(narrowToken, `/${kept.id}/replay`, 'POST', { deliveryId: employeeDelivery.id }),
+      404,
+      'not_found',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(taken.received.map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    expect(r3.received.slice(2).map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    verifiedAll(taken.received);
+
+    const audit = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_id'])
+      .where('target_id', 'in', [endpoint.id, kept.id])
+      .orderBy('created_at')
+      .execute();
+    const actions = audit.map((e) => `${e.action}:${e.actor_id === narrow.id ? 'narrow' : 'wide'}`);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'webhook.created:wide',
+        'webhook.updated:narrow',
+        'webhook.secret_rotated:narrow',
+        'webhook.replayed:narrow',
+      ]),
+    );
+    expect((await api(a.token, `/${kept.id}`, 'DELETE')).status).toBe(204);
+    const deleted = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target_id', '=', kept.id)
+      .where('action', '=', 'webhook.deleted')
+      .execute();
+    expect(deleted).toHaveLength(1);
+  });
+
+  it('an endpoint of a revoked key is not re-enabled by another key unless that key takes it over', async () => {
+    const a = await tenant();
+    const other = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read,webhooks.manage' });
+    const otherToken = await fetchToken(server, other.clientId, other.secret);
+    const r = await receiver();
+    const endpoint = await register(otherToken, r, ['time_entry.opened']);
+    await inTransaction(server.ctx, (tx, at) => revokeApiKey(tx, at, other.id));
+    for (;;) {
+      const state = (await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const refused = await api(a.token, `/${endpoint.id}`, 'PATCH', { status: 'active' });
+    await expectProblem(refused, 422, 'validation_failed');
+    expect(((await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint).status).toBe('disabled');
+    const r2 = await receiver();
+    const retaken = await api(a.token, `/${endpoint.id}`, 'PATCH', { url: r2.url, status: 'active' });
+    expect(retaken.status).toBe(200);
+    expect(((await retaken.json()) as Endpoint).status).toBe('active');
+  });
+
   it('sends a ping on request', async () => {
     const { token } = await tenant();
     const r = await receiver();

@@ -64,6 +64,38 @@ export async function deleteEndpointRows(tx: Tx, id: string): Promise<void> {
   await tx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
 }
 
+/** Drops an endpoint's pending deliveries (not leased ones) whose type is not in `types`. */
+export async function deletePendingDeliveriesExcept(
+  tx: Tx,
+  endpointId: string,
+  types: string[],
+): Promise<void> {
+  await tx
+    .deleteFrom('webhook_deliveries')
+    .where('endpoint_id', '=', endpointId)
+    .where('state', '=', 'pending')
+    .where('lease_owner', 'is', null)
+    .$if(types.length > 0, (q) => q.where('event_type', 'not in', types))
+    .execute();
+}
+
+/** How many pending deliveries an endpoint has, counted up to `cap`. */
+export async function countPendingDeliveries(db: Executor, endpointId: string, cap: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpointId)
+        .where('state', '=', 'pending')
+        .limit(cap)
+        .as('p'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
 export async function insertDeliveries(tx: Tx, rows: DeliveryRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) {
     await tx
@@ -202,7 +234,24 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
     .where('next_attempt_at', '<=', nowIso)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
     .where('endpoint_id', 'in', (eb) =>
-      eb.selectFrom('webhook_endpoints').select('id').where('status', '=', 'active'),
+      eb
+        .selectFrom('webhook_endpoints as w')
+        .select('w.id')
+        .where('w.status', '=', 'active')
+        // Not while the key it is bound to is revoked or expired (the sweep disables it soon after).
+        .where((e) =>
+          e.or([
+            e('w.created_by_key_id', 'is', null),
+            e.exists(
+              e
+                .selectFrom('api_keys as k')
+                .select('k.id')
+                .whereRef('k.id', '=', 'w.created_by_key_id')
+                .where('k.revoked_at', 'is', null)
+                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
+            ),
+          ]),
+        ),
     )
     .orderBy('next_attempt_at')
     .limit(limit)

@@ -41,7 +41,9 @@ const ONE_ERRORS = [
 ] as const;
 
 function managerOf(principal: Principal): WebhookManager {
-  return principal.kind === 'api_key' ? { kind: 'api_key', keyId: principal.id } : { kind: 'operator' };
+  return principal.kind === 'api_key'
+    ? { kind: 'api_key', keyId: principal.id }
+    : { kind: 'operator', userId: principal.id };
 }
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -157,6 +159,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         services.ctx,
         settings(),
         requirePrincipal(request).companyId,
+        managerOf(requirePrincipal(request)),
         request.params.id,
         request.body,
       ),
@@ -180,7 +183,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteEndpoint(services.ctx, requirePrincipal(request).companyId, request.params.id);
+      const principal = requirePrincipal(request);
+      await deleteEndpoint(services.ctx, principal.companyId, managerOf(principal), request.params.id);
       return reply.code(204).send();
     },
   );
@@ -204,7 +208,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      rotateEndpointSecret(services.ctx, settings(), requirePrincipal(request).companyId, request.params.id),
+      rotateEndpointSecret(
+        services.ctx,
+        settings(),
+        requirePrincipal(request).companyId,
+        managerOf(requirePrincipal(request)),
+        request.params.id,
+      ),
   );
 
   app.post(
@@ -281,9 +291,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const principal = requirePrincipal(request);
       const result = await replay(
         services.ctx,
-        requirePrincipal(request).companyId,
+        principal.companyId,
+        managerOf(principal),
         request.params.id,
         request.body,
       );
