@@ -532,6 +532,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     const r = await receiver();
     const endpoint = await register(otherToken, r, ['time_entry.opened']);
     await inTransaction(server.ctx, (tx, at) => revokeApiKey(tx, at, other.id));
+    // Before the sweep disables it, nothing is sent any more for the revoked key.
+    expect((await api(a.token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(r.received).toHaveLength(0);
     for (;;) {
       const state = (await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint;
       if (state.status === 'disabled') break;
@@ -544,6 +548,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     const retaken = await api(a.token, `/${endpoint.id}`, 'PATCH', { url: r2.url, status: 'active' });
     expect(retaken.status).toBe(200);
     expect(((await retaken.json()) as Endpoint).status).toBe('active');
+    // The ping queued meanwhile goes to the new owner's receiver.
+    const [ping] = await r2.waitFor((got) => got.length >= 1);
+    expect(ping!.payload.type).toBe('ping');
   });
 
   it('sends a ping on request', async () => {
