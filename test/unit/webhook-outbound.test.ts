@@ -104,6 +104,21 @@ describe('postWebhook', () => {
     const hung = await postWebhook(`http://127.0.0.1:${port}/hang`, {}, '{}', allowed, 300);
     expect(hung).toMatchObject({ status: null, error: 'timeout after 300 ms' });
   });
+
+  it('counts name resolution within the timeout: a slow or hanging lookup never stretches an attempt', async () => {
+    const allowed = { allowHttp: true, allowedHosts: ['127.0.0.1'] };
+    const slow = async () => {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return [{ address: '127.0.0.1', family: 4 }];
+    };
+    const started = performance.now();
+    const late = await postWebhook(`http://receiver.test:${port}/hang`, {}, '{}', allowed, 400, slow);
+    expect(late).toMatchObject({ status: null, error: 'timeout after 400 ms' });
+    expect(performance.now() - started).toBeLessThan(600);
+    const never = () => new Promise<{ address: string; family: number }[]>(() => {});
+    const hung = await postWebhook(`http://receiver.test:${port}/`, {}, '{}', allowed, 300, never);
+    expect(hung).toMatchObject({ status: null, error: 'timeout after 300 ms' });
+  });
 });
 
 describe('secrets and signatures', () => {
