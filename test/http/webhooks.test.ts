@@ -4,6 +4,8 @@ import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entrie
 import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
+import { insertDeliveries } from '../../src/modules/webhooks/queries.js';
+import { MAX_PENDING_FOR_REPLAY, pruneDeliveries } from '../../src/modules/webhooks/service.js';
 import { expectProblem, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
@@ -551,6 +553,77 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     // The ping queued meanwhile goes to the new owner's receiver.
     const [ping] = await r2.waitFor((got) => got.length >= 1);
     expect(ping!.payload.type).toBe('ping');
+  });
+
+  it('finished deliveries are pruned after the event retention, pending ones stay; replay is refused beyond 10,000 pending', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened']);
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    await r.waitFor((got) => got.length >= 1);
+    const db = server.ctx.database.db;
+    for (;;) {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('state')
+        .where('endpoint_id', '=', endpoint.id)
+        .execute();
+      if (rows.length === 1 && rows[0]!.state === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Disabled by hand so the dispatcher leaves the pending rows below alone.
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled' })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const old = iso(Date.now() - 40 * 86_400_000);
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    const pending = (n: number, createdAt: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `pend-${endpoint.id}-${createdAt}-${i}`,
+        endpoint_id: endpoint.id,
+        company_id: stored.company_id,
+        event_id: `ev-${createdAt}-${i}`,
+        event_type: 'time_entry.opened',
+        origin: 'replay',
+        payload: '{}',
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: iso(Date.now() + 86_400_000),
+        lease_owner: null,
+        lease_until: null,
+        last_status: null,
+        last_error: null,
+        last_duration_ms: null,
+        last_attempt_at: null,
+        created_at: createdAt,
+      }));
+    await server.ctx.database.transaction((tx) => insertDeliveries(tx, pending(1, old)));
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ created_at: old })
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(await pruneDeliveries(server.ctx, 30)).toBeGreaterThanOrEqual(1);
+    const left = await db
+      .selectFrom('webhook_deliveries')
+      .select('state')
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(left.map((d) => d.state)).toEqual(['pending']);
+
+    const range = { from: iso(Date.now() - 3_600_000), to: iso(Date.now() + 1000) };
+    expect((await api(token, `/${endpoint.id}/replay`, 'POST', range)).status).toBe(202);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(tx, pending(MAX_PENDING_FOR_REPLAY, iso(Date.now()))),
+    );
+    await expectProblem(await api(token, `/${endpoint.id}/replay`, 'POST', range), 422, 'validation_failed');
+    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
   });
 
   it('sends a ping on request', async () => {

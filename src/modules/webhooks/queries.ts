@@ -96,6 +96,16 @@ export async function countPendingDeliveries(db: Executor, endpointId: string, c
   return Number(row.n);
 }
 
+/** Removes finished (succeeded or failed) deliveries created before `cutoff`; pending ones stay. */
+export async function deleteFinishedDeliveriesBefore(tx: Tx, cutoff: string): Promise<number> {
+  const result = await tx
+    .deleteFrom('webhook_deliveries')
+    .where('state', 'in', ['succeeded', 'failed'])
+    .where('created_at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function insertDeliveries(tx: Tx, rows: DeliveryRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) {
     await tx

@@ -13,6 +13,7 @@ import {
   deletePendingDeliveriesExcept,
   type DeliveryRow,
   deleteEndpointRows,
+  deleteFinishedDeliveriesBefore,
   type EndpointRow,
   eventsBetween,
   findDelivery,
@@ -565,4 +566,13 @@ export async function listDeliveries(
         : null,
     hasMore,
   };
+}
+
+/**
+ * Deliveries keep a copy of their event's payload: finished ones (succeeded or failed) are removed
+ * after EVENT_RETENTION_DAYS like the events; pending ones stay until they finish.
+ */
+export async function pruneDeliveries(ctx: AppContext, retentionDays: number): Promise<number> {
+  const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
+  return ctx.database.transaction((tx) => deleteFinishedDeliveriesBefore(tx, cutoff));
 }
