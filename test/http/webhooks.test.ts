@@ -4,7 +4,7 @@ import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entrie
 import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
-import { insertDeliveries } from '../../src/modules/webhooks/queries.js';
+import { endpointsBehind, insertDeliveries } from '../../src/modules/webhooks/queries.js';
 import { MAX_PENDING_FOR_REPLAY, pruneDeliveries } from '../../src/modules/webhooks/service.js';
 import { expectProblem, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
@@ -624,6 +624,34 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     );
     await expectProblem(await api(token, `/${endpoint.id}/replay`, 'POST', range), 422, 'validation_failed');
     await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
+  });
+
+  it('fan-out takes the endpoints furthest behind first', async () => {
+    const { token } = await tenant();
+    const endpoint = await register(token, await receiver(), ['time_entry.opened']);
+    const stored = await server.ctx.database.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    class Rollback extends Error {}
+    let first: string | undefined;
+    await server.ctx.database
+      .transaction(async (tx) => {
+        await tx
+          .insertInto('webhook_endpoints')
+          .values([
+            { ...stored, id: `${endpoint.id}-a`, after_seq: -500_000 },
+            { ...stored, id: `${endpoint.id}-b`, after_seq: -1_000_000 },
+          ])
+          .execute();
+        first = (await endpointsBehind(tx, 1))[0]?.id;
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+    expect(first).toBe(`${endpoint.id}-b`);
   });
 
   it('sends a ping on request', async () => {

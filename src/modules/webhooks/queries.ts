@@ -187,16 +187,21 @@ export async function eventsBetween(
 
 // --- the dispatcher's statements ---
 
-/** Active endpoints with events in the log they have not been given yet. */
+/** Active endpoints with events in the log they have not been given yet, furthest behind first. */
 export async function endpointsBehind(db: Executor, limit: number) {
-  return db
-    .selectFrom('webhook_endpoints as w')
-    .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
-    .select(['w.id'])
-    .where('w.status', '=', 'active')
-    .whereRef('s.last_seq', '>', 'w.after_seq')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('webhook_endpoints as w')
+      .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
+      .select(['w.id'])
+      .where('w.status', '=', 'active')
+      .whereRef('s.last_seq', '>', 'w.after_seq')
+      // Furthest behind first: with more endpoints behind than `limit`, none waits for ever.
+      .orderBy(sql`s.last_seq - w.after_seq`, 'desc')
+      .orderBy('w.id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** The endpoint, locked for its fan-out; undefined when another instance is at it (PostgreSQL) or it is not active. */
