@@ -57,6 +57,8 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
   onError?: (error: unknown) => void;
+  /** A refused target's details (resolved addresses), for the server's log: never stored or shown. */
+  onRefusal?: (endpointId: string, detail: string) => void;
 }
 
 /** The delay before retry number `attempt` (1-based): the schedule's value, jittered by ±20%. */
@@ -215,6 +217,7 @@ export class WebhookDispatcher {
         const endpoint = endpoints.get(delivery.endpoint_id);
         if (!endpoint) return;
         const outcome = await this.send(endpoint, delivery);
+        if (outcome.detail !== undefined) this.options.onRefusal?.(endpoint.id, outcome.detail);
         await this.record(owner, delivery.id, endpoint, outcome);
       }),
     );

@@ -12,6 +12,8 @@ export interface SendOutcome {
   status: number | null;
   /** Why no status came, or null. */
   error: string | null;
+  /** For the server's log only: a refusal's details (the addresses a name resolved to). */
+  detail?: string;
   durationMs: number;
 }
 
@@ -67,7 +69,10 @@ export async function postWebhook(
     if ((await Promise.race([vet(host, policy), deadline])) === 'timeout')
       return done(null, `timeout after ${timeoutMs} ms`);
   } catch (error) {
-    return done(null, `refused: ${(error as Error).message}`);
+    return {
+      ...done(null, `refused: ${(error as Error).message}`),
+      ...(error instanceof UnsafeTarget ? { detail: error.detail } : {}),
+    };
   } finally {
     clearTimeout(deadlineTimer);
   }

@@ -50,7 +50,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   const guard = authenticate({ ...services, limiter: services.resourceLimiter }, 'webhooks.manage');
   const security = bearerSecurity('webhooks.manage');
-  const settings = () => ({ key: services.webhookKey, policy: services.config.webhooks });
+  const settings = () => ({
+    key: services.webhookKey,
+    policy: services.config.webhooks,
+    onRefusal: (detail: string) => app.log.info({ detail }, 'webhook URL refused: the target is not public'),
+  });
 
   app.post(
     '/webhooks',

@@ -43,6 +43,8 @@ export const MAX_PENDING_FOR_REPLAY = 10_000;
 export interface WebhookSettings {
   key: Buffer;
   policy: OutboundPolicy;
+  /** A refused URL's details (resolved addresses), for the server's log: the caller is told less. */
+  onRefusal?: (detail: string) => void;
 }
 
 /**
@@ -140,7 +142,11 @@ function checkEventTypes(types: readonly string[]): string[] {
 }
 
 /** The URL's checks, DNS included (run before the transaction: resolving may take a while). */
-async function checkTarget(raw: string, policy: OutboundPolicy): Promise<string> {
+async function checkTarget(
+  raw: string,
+  policy: OutboundPolicy,
+  onRefusal?: (detail: string) => void,
+): Promise<string> {
   const refuse = (message: string, code: string) => validationError([{ field: 'url', message, code }]);
   if (raw.length > 2000) throw refuse('must be at most 2000 characters', 'max_length');
   const checked = checkUrl(raw, policy);
@@ -148,7 +154,10 @@ async function checkTarget(raw: string, policy: OutboundPolicy): Promise<string>
   try {
     await vetHost(hostOf(checked.url), policy);
   } catch (error) {
-    if (error instanceof UnsafeTarget) throw refuse(`is refused: ${error.message}`, 'unsafe_target');
+    if (error instanceof UnsafeTarget) {
+      onRefusal?.(error.detail);
+      throw refuse(`is refused: ${error.message}`, 'unsafe_target');
+    }
     throw error;
   }
   return checked.url.toString();
@@ -182,7 +191,7 @@ export async function createEndpoint(
 ) {
   const eventTypes = checkEventTypes(input.eventTypes);
   const description = checkDescription(input.description);
-  const url = await checkTarget(input.url, settings.policy);
+  const url = await checkTarget(input.url, settings.policy, settings.onRefusal);
   const secret = newWebhookSecret();
   return ctx.database.transaction(async (tx) => {
     if (!(await lockCompany(tx, companyId))) throw new ApiError('not_found', `no company ${companyId}`);
@@ -276,7 +285,8 @@ export async function updateEndpoint(
 ) {
   const eventTypes = input.eventTypes === undefined ? undefined : checkEventTypes(input.eventTypes);
   const description = input.description === undefined ? undefined : checkDescription(input.description);
-  const url = input.url === undefined ? undefined : await checkTarget(input.url, settings.policy);
+  const url =
+    input.url === undefined ? undefined : await checkTarget(input.url, settings.policy, settings.onRefusal);
   return ctx.database.transaction(async (tx) => {
     const row = await findEndpoint(tx, companyId, id, true);
     if (!row) throw notFound(id);
