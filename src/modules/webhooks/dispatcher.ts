@@ -6,6 +6,7 @@ import type { OutboundPolicy } from './address-guard.js';
 import { postWebhook, type SendOutcome } from './outbound.js';
 import {
   claimDue,
+  clearFailingSince,
   endpointsBehind,
   endpointsByIds,
   endpointFailureState,
@@ -275,6 +276,9 @@ export class WebhookDispatcher {
             : 'failure';
     this.options.onAttempt?.(kind, outcome.durationMs / 1000);
     await this.ctx.database.transaction(async (tx) => {
+      // Endpoint first, then its delivery: the order deleteEndpoint locks them in.
+      const current = await endpointFailureState(tx, endpoint.id);
+      if (!current) return; // deleted meanwhile, with its deliveries
       const delivery = await leasedDelivery(tx, id, owner);
       if (!delivery || delivery.state !== 'pending') return; // the lease ran out and another instance took over
       const now = this.ctx.now();
@@ -291,8 +295,7 @@ export class WebhookDispatcher {
       };
       if (kind === 'success') {
         await updateDelivery(tx, id, { ...common, state: 'succeeded', next_attempt_at: null });
-        if (endpoint.failing_since !== null)
-          await updateEndpointRow(tx, endpoint.id, { failing_since: null });
+        if (current.failing_since !== null) await clearFailingSince(tx, endpoint.id);
         return;
       }
       if (kind === 'gone') {
@@ -310,8 +313,6 @@ export class WebhookDispatcher {
         state: delay === null ? 'failed' : 'pending',
         next_attempt_at: delay === null ? null : new Date(now + delay).toISOString(),
       });
-      const current = await endpointFailureState(tx, endpoint.id);
-      if (!current) return;
       if (current.failing_since === null) await updateEndpointRow(tx, endpoint.id, { failing_since: at });
       else if (
         current.status === 'active' &&

@@ -305,12 +305,27 @@ export async function updateDelivery(tx: Tx, id: string, set: Partial<DeliveryRo
   await tx.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
 }
 
+/**
+ * The endpoint's failure state, locked (PostgreSQL) before its delivery is: the same order as a
+ * deletion (endpoint, then deliveries), so the two never deadlock.
+ */
 export async function endpointFailureState(tx: Tx, id: string) {
   return tx
     .selectFrom('webhook_endpoints')
     .select(['failing_since', 'status'])
     .where('id', '=', id)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
     .executeTakeFirst();
+}
+
+/** A success ends the endpoint's failing streak: conditional, so a stale copy never decides it. */
+export async function clearFailingSince(tx: Tx, id: string): Promise<void> {
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
 }
 
 export async function keyScopes(db: Executor, keyId: string): Promise<string[] | null> {
