@@ -147,7 +147,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a webhook endpoint',
         operationId: 'updateWebhook',
         description:
-          'Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap).',
+          'Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap). ' +
+          'A key that changes the URL or the event types of an endpoint bound to another key takes it over: it then receives only the types the calling key’s scopes read. ' +
+          'An endpoint disabled because its key was revoked or expired is re-enabled only together with a new URL (422 otherwise).',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
@@ -201,7 +203,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Rotate a webhook endpoint's secret",
         operationId: 'rotateWebhookSecret',
         description:
-          'A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`.',
+          'A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`. ' +
+          'A key rotating the secret of an endpoint bound to another key takes it over (see updateWebhook).',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
@@ -283,7 +286,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'replayWebhook',
         description:
           '`{from, to}`: the endpoint’s events that occurred in that range (retained ones, after its creation) are delivered again; `{deliveryId}`: that delivery is. ' +
-          'A replayed event keeps its `webhook-id`, so receivers deduplicate it.',
+          'A replayed event keeps its `webhook-id`, so receivers deduplicate it. Only the types both the endpoint’s key and the calling key read are sent again. ' +
+          'Refused (422) while the endpoint has more than 10,000 pending deliveries.',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
