@@ -654,6 +654,54 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     expect(first).toBe(`${endpoint.id}-b`);
   });
 
+  it('one slow receiver’s backlog does not hold up another endpoint’s deliveries', async () => {
+    const { token } = await tenant();
+    const slow = await receiver();
+    slow.delayMs = 3000;
+    const slowEndpoint = await register(token, slow, ['day.confirmed']);
+    const fast = await receiver();
+    const fastEndpoint = await register(token, fast, ['day.confirmed']);
+    const db = server.ctx.database.db;
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', slowEndpoint.id)
+      .executeTakeFirstOrThrow();
+    const due = iso(Date.now() - 60_000);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(
+        tx,
+        Array.from({ length: 25 }, (_, i) => ({
+          id: `${slowEndpoint.id}-backlog-${i}`,
+          endpoint_id: slowEndpoint.id,
+          company_id: stored.company_id,
+          event_id: `${slowEndpoint.id}-event-${i}`,
+          event_type: 'day.confirmed',
+          origin: 'replay',
+          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: due,
+          lease_owner: null,
+          lease_until: null,
+          last_status: null,
+          last_error: null,
+          last_duration_ms: null,
+          last_attempt_at: null,
+          created_at: due,
+        })),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    expect((await api(token, `/${fastEndpoint.id}/test`, 'POST')).status).toBe(202);
+    await fast.waitFor((got) => got.length >= 1);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(slow.received.length).toBeLessThanOrEqual(4);
+    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', slowEndpoint.id).execute();
+    slow.delayMs = 0;
+  });
+
   it('sends a ping on request', async () => {
     const { token } = await tenant();
     const r = await receiver();

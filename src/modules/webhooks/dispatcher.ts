@@ -78,6 +78,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopped = true;
   private lastKeySweep = 0;
+  /** Sends under way (claimed, not yet recorded): new claims refill up to CLAIM_BATCH as they finish. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -95,6 +97,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    await Promise.all([...this.inFlight]);
   }
 
   /** Asks for a round now (after a commit, say); correctness never depends on it. */
@@ -126,8 +129,10 @@ export class WebhookDispatcher {
     }
     await this.fanOut();
     for (let i = 0; i < 10 && !this.stopped; i++) {
-      const sent = await this.sendDue();
-      if (sent < CLAIM_BATCH) break;
+      const wanted = CLAIM_BATCH - this.inFlight.size;
+      if (wanted <= 0) break;
+      const claimed = await this.sendDue();
+      if (claimed < wanted) break;
     }
   }
 
@@ -200,12 +205,18 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Claims due deliveries, sends them (no transaction open) and records each outcome; returns how many. */
+  /**
+   * Claims due deliveries up to CLAIM_BATCH in flight and starts sending them (no transaction open),
+   * each outcome recorded as it comes; returns how many were claimed. A finished send asks for a
+   * round, so a slow receiver holds only its own slots, not the whole batch.
+   */
   async sendDue(): Promise<number> {
+    const wanted = CLAIM_BATCH - this.inFlight.size;
+    if (wanted <= 0) return 0;
     const owner = newId();
     const now = this.ctx.now();
     const claimed = await this.ctx.database.transaction((tx) =>
-      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_BATCH),
+      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), wanted),
     );
     if (claimed.length === 0) return 0;
     const endpoints = new Map(
@@ -213,15 +224,21 @@ export class WebhookDispatcher {
         (e) => [e.id, e],
       ),
     );
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const endpoint = endpoints.get(delivery.endpoint_id);
-        if (!endpoint) return;
+    for (const delivery of claimed) {
+      const endpoint = endpoints.get(delivery.endpoint_id);
+      if (!endpoint) continue;
+      const attempt = (async () => {
         const outcome = await this.send(endpoint, delivery);
         if (outcome.detail !== undefined) this.options.onRefusal?.(endpoint.id, outcome.detail);
         await this.record(owner, delivery.id, endpoint, outcome);
-      }),
-    );
+      })()
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.nudge();
+        });
+      this.inFlight.add(attempt);
+    }
     return claimed.length;
   }
 

@@ -187,6 +187,9 @@ export async function eventsBetween(
 
 // --- the dispatcher's statements ---
 
+/** Attempts of one endpoint in flight at once (claimed and not yet recorded), across instances. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 2;
+
 /** Active endpoints with events in the log they have not been given yet, furthest behind first. */
 export async function endpointsBehind(db: Executor, limit: number) {
   return (
@@ -267,6 +270,13 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
             ),
           ]),
         ),
+    )
+    // Fairness: at most MAX_IN_FLIGHT_PER_ENDPOINT attempts of one endpoint at a time (leases held
+    // included), so one slow receiver's backlog never fills the claims of the others.
+    .where(
+      'id',
+      'in',
+      sql<string>`(select x.id from (select d.id, d.endpoint_id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn from webhook_deliveries d where d.state = 'pending' and d.next_attempt_at <= ${nowIso} and (d.lease_until is null or d.lease_until < ${nowIso})) x where x.rn + (select count(*) from webhook_deliveries l where l.endpoint_id = x.endpoint_id and l.state = 'pending' and l.lease_until >= ${nowIso}) <= ${MAX_IN_FLIGHT_PER_ENDPOINT})`,
     )
     .orderBy('next_attempt_at')
     .limit(limit)
