@@ -702,6 +702,67 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     slow.delayMs = 0;
   });
 
+  it('a success ends the failing streak even when another attempt failed while it was sent', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['day.confirmed']);
+    const db = server.ctx.database.db;
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    const failing = `${endpoint.id}-fails`;
+    // The failing one answers 500 at once (and on every retry); the other 204 after 2 s, when the
+    // failures have set failing_since since that send was claimed.
+    r.respond = (delivery) => {
+      r.delayMs = delivery.id === failing ? 0 : 2000;
+      return delivery.id === failing ? 500 : 204;
+    };
+    const due = iso(Date.now() - 60_000);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(
+        tx,
+        [failing, `${endpoint.id}-succeeds`].map((eventId) => ({
+          id: `${eventId}-delivery`,
+          endpoint_id: endpoint.id,
+          company_id: stored.company_id,
+          event_id: eventId,
+          event_type: 'day.confirmed',
+          origin: 'replay',
+          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: due,
+          lease_owner: null,
+          lease_until: null,
+          last_status: null,
+          last_error: null,
+          last_duration_ms: null,
+          last_attempt_at: null,
+          created_at: due,
+        })),
+      ),
+    );
+    await r.waitFor((got) => got.some((d) => d.status === 204));
+    for (;;) {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('state')
+        .where('endpoint_id', '=', endpoint.id)
+        .where('state', '=', 'pending')
+        .execute();
+      if (rows.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const after = await db
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(after.failing_since).toBeNull();
+  });
+
   it('sends a ping on request', async () => {
     const { token } = await tenant();
     const r = await receiver();
