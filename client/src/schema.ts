@@ -255,7 +255,7 @@ export interface paths {
         head?: never;
         /**
          * Change a webhook endpoint
-         * @description Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap).
+         * @description Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap). A key that changes the URL or the event types of an endpoint bound to another key takes it over: it then receives only the types the calling key’s scopes read. An endpoint disabled because its key was revoked or expired is re-enabled only together with a new URL (422 otherwise).
          */
         patch: operations["updateWebhook"];
         trace?: never;
@@ -271,7 +271,7 @@ export interface paths {
         put?: never;
         /**
          * Rotate a webhook endpoint's secret
-         * @description A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`.
+         * @description A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`. A key rotating the secret of an endpoint bound to another key takes it over (see updateWebhook).
          */
         post: operations["rotateWebhookSecret"];
         delete?: never;
@@ -331,7 +331,7 @@ export interface paths {
         put?: never;
         /**
          * Send events to a webhook endpoint again
-         * @description `{from, to}`: the endpoint’s events that occurred in that range (retained ones, after its creation) are delivered again; `{deliveryId}`: that delivery is. A replayed event keeps its `webhook-id`, so receivers deduplicate it.
+         * @description `{from, to}`: the endpoint’s events that occurred in that range (retained ones, after its creation) are delivered again; `{deliveryId}`: that delivery is. A replayed event keeps its `webhook-id`, so receivers deduplicate it. Only the types both the endpoint’s key and the calling key read are sent again. Refused (422) while the endpoint has more than 10,000 pending deliveries.
          */
         post: operations["replayWebhook"];
         delete?: never;

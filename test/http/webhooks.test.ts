@@ -4,6 +4,8 @@ import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entrie
 import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
+import { endpointsBehind, insertDeliveries } from '../../src/modules/webhooks/queries.js';
+import { MAX_PENDING_FOR_REPLAY, pruneDeliveries } from '../../src/modules/webhooks/service.js';
 import { expectProblem, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
@@ -454,6 +456,311 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(state.disabledReason).toMatch(/revoked/);
+  });
+
+  it('a key that changes another key’s endpoint takes it over: it then receives only what that key reads; audited', async () => {
+    const a = await tenant();
+    const narrow = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read,webhooks.manage' });
+    const narrowToken = await fetchToken(server, narrow.clientId, narrow.secret);
+    const r = await receiver();
+    const endpoint = await register(a.token, r, ['time_entry.opened', 'employee.created']);
+    // Another endpoint of the wide key, replayed by the narrow key: only the types both read.
+    const r3 = await receiver();
+    const kept = await register(a.token, r3, ['time_entry.opened', 'employee.created']);
+    const from = iso(Date.now() - 1000);
+    const taken = await receiver();
+    const patched = await api(narrowToken, `/${endpoint.id}`, 'PATCH', { url: taken.url });
+    expect(patched.status).toBe(200);
+    const rotated = await api(narrowToken, `/${endpoint.id}/rotate-secret`, 'POST');
+    expect(rotated.status).toBe(200);
+    taken.secrets = [((await rotated.json()) as { secret: string }).secret];
+
+    await inTransaction(server.ctx, (tx, at) =>
+      createEmployee(tx, at, a.fixture.companyId, { email: 'taken@acme.example' }),
+    );
+    expect((await punch(a.token, a.fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(
+      201,
+    );
+    await taken.waitFor((got) => got.length >= 1);
+    await r3.waitFor((got) => got.length >= 2);
+    const replayed = await api(narrowToken, `/${kept.id}/replay`, 'POST', {
+      from,
+      to: iso(Date.now() + 1000),
+    });
+    expect(await replayed.json()).toEqual({ queued: 1 });
+    await r3.waitFor((got) => got.length >= 3);
+    const employeeDelivery = (
+      (await (await api(a.token, `/${kept.id}/deliveries`)).json()) as { items: Delivery[] }
+    ).items.find((d) => d.eventType === 'employee.created')!;
+    await expectProblem(
+      await api(narrowToken, `/${kept.id}/replay`, 'POST', { deliveryId: employeeDelivery.id }),
+      404,
+      'not_found',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    expect(taken.received.map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    expect(r3.received.slice(2).map((d) => d.payload.type)).toEqual(['time_entry.opened']);
+    verifiedAll(taken.received);
+
+    const audit = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_id'])
+      .where('target_id', 'in', [endpoint.id, kept.id])
+      .orderBy('created_at')
+      .execute();
+    const actions = audit.map((e) => `${e.action}:${e.actor_id === narrow.id ? 'narrow' : 'wide'}`);
+    expect(actions).toEqual(
+      expect.arrayContaining([
+        'webhook.created:wide',
+        'webhook.updated:narrow',
+        'webhook.secret_rotated:narrow',
+        'webhook.replayed:narrow',
+      ]),
+    );
+    expect((await api(a.token, `/${kept.id}`, 'DELETE')).status).toBe(204);
+    const deleted = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('target_id', '=', kept.id)
+      .where('action', '=', 'webhook.deleted')
+      .execute();
+    expect(deleted).toHaveLength(1);
+  });
+
+  it('an endpoint of a revoked key is not re-enabled by another key unless that key takes it over', async () => {
+    const a = await tenant();
+    const other = await secondKey(server.ctx, a.fixture, { scopes: 'attendance.read,webhooks.manage' });
+    const otherToken = await fetchToken(server, other.clientId, other.secret);
+    const r = await receiver();
+    const endpoint = await register(otherToken, r, ['time_entry.opened']);
+    await inTransaction(server.ctx, (tx, at) => revokeApiKey(tx, at, other.id));
+    // Before the sweep disables it, nothing is sent any more for the revoked key.
+    expect((await api(a.token, `/${endpoint.id}/test`, 'POST')).status).toBe(202);
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(r.received).toHaveLength(0);
+    for (;;) {
+      const state = (await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint;
+      if (state.status === 'disabled') break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const refused = await api(a.token, `/${endpoint.id}`, 'PATCH', { status: 'active' });
+    await expectProblem(refused, 422, 'validation_failed');
+    expect(((await (await api(a.token, `/${endpoint.id}`)).json()) as Endpoint).status).toBe('disabled');
+    const r2 = await receiver();
+    const retaken = await api(a.token, `/${endpoint.id}`, 'PATCH', { url: r2.url, status: 'active' });
+    expect(retaken.status).toBe(200);
+    expect(((await retaken.json()) as Endpoint).status).toBe('active');
+    // The ping queued meanwhile goes to the new owner's receiver.
+    const [ping] = await r2.waitFor((got) => got.length >= 1);
+    expect(ping!.payload.type).toBe('ping');
+  });
+
+  it('finished deliveries are pruned after the event retention, pending ones stay; replay is refused beyond 10,000 pending', async () => {
+    const { fixture, token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['time_entry.opened']);
+    expect((await punch(token, fixture.employees[0]!.id, 'clock_in', Date.now() - 60_000)).status).toBe(201);
+    await r.waitFor((got) => got.length >= 1);
+    const db = server.ctx.database.db;
+    for (;;) {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('state')
+        .where('endpoint_id', '=', endpoint.id)
+        .execute();
+      if (rows.length === 1 && rows[0]!.state === 'succeeded') break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Disabled by hand so the dispatcher leaves the pending rows below alone.
+    await db
+      .updateTable('webhook_endpoints')
+      .set({ status: 'disabled' })
+      .where('id', '=', endpoint.id)
+      .execute();
+    const old = iso(Date.now() - 40 * 86_400_000);
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    const pending = (n: number, createdAt: string) =>
+      Array.from({ length: n }, (_, i) => ({
+        id: `pend-${endpoint.id}-${createdAt}-${i}`,
+        endpoint_id: endpoint.id,
+        company_id: stored.company_id,
+        event_id: `ev-${createdAt}-${i}`,
+        event_type: 'time_entry.opened',
+        origin: 'replay',
+        payload: '{}',
+        state: 'pending',
+        attempts: 0,
+        next_attempt_at: iso(Date.now() + 86_400_000),
+        lease_owner: null,
+        lease_until: null,
+        last_status: null,
+        last_error: null,
+        last_duration_ms: null,
+        last_attempt_at: null,
+        created_at: createdAt,
+      }));
+    await server.ctx.database.transaction((tx) => insertDeliveries(tx, pending(1, old)));
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ created_at: old })
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(await pruneDeliveries(server.ctx, 30)).toBeGreaterThanOrEqual(1);
+    const left = await db
+      .selectFrom('webhook_deliveries')
+      .select('state')
+      .where('endpoint_id', '=', endpoint.id)
+      .execute();
+    expect(left.map((d) => d.state)).toEqual(['pending']);
+
+    const range = { from: iso(Date.now() - 3_600_000), to: iso(Date.now() + 1000) };
+    expect((await api(token, `/${endpoint.id}/replay`, 'POST', range)).status).toBe(202);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(tx, pending(MAX_PENDING_FOR_REPLAY, iso(Date.now()))),
+    );
+    await expectProblem(await api(token, `/${endpoint.id}/replay`, 'POST', range), 422, 'validation_failed');
+    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', endpoint.id).execute();
+  });
+
+  it('fan-out takes the endpoints furthest behind first', async () => {
+    const { token } = await tenant();
+    const endpoint = await register(token, await receiver(), ['time_entry.opened']);
+    const stored = await server.ctx.database.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    class Rollback extends Error {}
+    let first: string | undefined;
+    await server.ctx.database
+      .transaction(async (tx) => {
+        await tx
+          .insertInto('webhook_endpoints')
+          .values([
+            { ...stored, id: `${endpoint.id}-a`, after_seq: -500_000 },
+            { ...stored, id: `${endpoint.id}-b`, after_seq: -1_000_000 },
+          ])
+          .execute();
+        first = (await endpointsBehind(tx, 1))[0]?.id;
+        throw new Rollback();
+      })
+      .catch((error: unknown) => {
+        if (!(error instanceof Rollback)) throw error;
+      });
+    expect(first).toBe(`${endpoint.id}-b`);
+  });
+
+  it('one slow receiver’s backlog does not hold up another endpoint’s deliveries', async () => {
+    const { token } = await tenant();
+    const slow = await receiver();
+    slow.delayMs = 3000;
+    const slowEndpoint = await register(token, slow, ['day.confirmed']);
+    const fast = await receiver();
+    const fastEndpoint = await register(token, fast, ['day.confirmed']);
+    const db = server.ctx.database.db;
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', slowEndpoint.id)
+      .executeTakeFirstOrThrow();
+    const due = iso(Date.now() - 60_000);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(
+        tx,
+        Array.from({ length: 25 }, (_, i) => ({
+          id: `${slowEndpoint.id}-backlog-${i}`,
+          endpoint_id: slowEndpoint.id,
+          company_id: stored.company_id,
+          event_id: `${slowEndpoint.id}-event-${i}`,
+          event_type: 'day.confirmed',
+          origin: 'replay',
+          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: due,
+          lease_owner: null,
+          lease_until: null,
+          last_status: null,
+          last_error: null,
+          last_duration_ms: null,
+          last_attempt_at: null,
+          created_at: due,
+        })),
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    expect((await api(token, `/${fastEndpoint.id}/test`, 'POST')).status).toBe(202);
+    await fast.waitFor((got) => got.length >= 1);
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(slow.received.length).toBeLessThanOrEqual(4);
+    await db.deleteFrom('webhook_deliveries').where('endpoint_id', '=', slowEndpoint.id).execute();
+    slow.delayMs = 0;
+  });
+
+  it('a success ends the failing streak even when another attempt failed while it was sent', async () => {
+    const { token } = await tenant();
+    const r = await receiver();
+    const endpoint = await register(token, r, ['day.confirmed']);
+    const db = server.ctx.database.db;
+    const stored = await db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    const failing = `${endpoint.id}-fails`;
+    // The failing one answers 500 at once (and on every retry); the other 204 after 2 s, when the
+    // failures have set failing_since since that send was claimed.
+    r.respond = (delivery) => {
+      r.delayMs = delivery.id === failing ? 0 : 2000;
+      return delivery.id === failing ? 500 : 204;
+    };
+    const due = iso(Date.now() - 60_000);
+    await server.ctx.database.transaction((tx) =>
+      insertDeliveries(
+        tx,
+        [failing, `${endpoint.id}-succeeds`].map((eventId) => ({
+          id: `${eventId}-delivery`,
+          endpoint_id: endpoint.id,
+          company_id: stored.company_id,
+          event_id: eventId,
+          event_type: 'day.confirmed',
+          origin: 'replay',
+          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
+          state: 'pending',
+          attempts: 0,
+          next_attempt_at: due,
+          lease_owner: null,
+          lease_until: null,
+          last_status: null,
+          last_error: null,
+          last_duration_ms: null,
+          last_attempt_at: null,
+          created_at: due,
+        })),
+      ),
+    );
+    await r.waitFor((got) => got.some((d) => d.status === 204));
+    for (;;) {
+      const rows = await db
+        .selectFrom('webhook_deliveries')
+        .select('state')
+        .where('endpoint_id', '=', endpoint.id)
+        .where('state', '=', 'pending')
+        .execute();
+      if (rows.length === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const after = await db
+      .selectFrom('webhook_endpoints')
+      .select('failing_since')
+      .where('id', '=', endpoint.id)
+      .executeTakeFirstOrThrow();
+    expect(after.failing_since).toBeNull();
   });
 
   it('sends a ping on request', async () => {

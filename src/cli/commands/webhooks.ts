@@ -85,7 +85,7 @@ export function registerWebhookCommands(program: Command): void {
       .argument('<id>', 'endpoint id')
       .requiredOption('--company <id>', 'company id'),
     async (ctx, _config, [id], f) => {
-      await deleteEndpoint(ctx, f.company!, id!);
+      await deleteEndpoint(ctx, f.company!, { kind: 'operator' }, id!);
       return { id: id!, deleted: true };
     },
     (r) => `webhook ${r.id} deleted`,
@@ -124,6 +124,7 @@ export function registerWebhookCommands(program: Command): void {
       replay(
         ctx,
         f.company!,
+        { kind: 'operator' },
         id!,
         f.delivery !== undefined
           ? { deliveryId: f.delivery }

@@ -1,15 +1,22 @@
 import fp from 'fastify-plugin';
 import { pruneEvents } from '../../modules/events/service.js';
+import { pruneDeliveries } from '../../modules/webhooks/service.js';
 
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 
-/** The change feed keeps events EVENT_RETENTION_DAYS (default 30); older ones are removed every ten minutes. */
+/**
+ * The change feed keeps events EVENT_RETENTION_DAYS (default 30); older ones are removed every ten
+ * minutes, and so are finished webhook deliveries (each holds a copy of its event's payload).
+ */
 export const eventRetentionPlugin = fp(
   async (app) => {
     const { ctx, config } = app.services;
     const prune = setInterval(() => {
       pruneEvents(ctx, config.eventRetentionDays).catch((error: unknown) =>
         app.log.warn({ err: error }, 'event pruning failed'),
+      );
+      pruneDeliveries(ctx, config.eventRetentionDays).catch((error: unknown) =>
+        app.log.warn({ err: error }, 'webhook delivery pruning failed'),
       );
     }, PRUNE_INTERVAL_MS);
     prune.unref();

@@ -19,6 +19,8 @@ export const webhookDispatchPlugin = fp(
         metrics.webhookDeliveryDuration.observe({ outcome }, seconds);
       },
       onError: (error) => app.log.warn({ err: error }, 'webhook dispatching failed; trying again'),
+      onRefusal: (endpointId, detail) =>
+        app.log.info({ endpointId, detail }, 'webhook delivery refused: the target is not public'),
     });
     app.addHook('onListen', async () => dispatcher.start());
     app.addHook('onClose', async () => dispatcher.stop());

@@ -104,7 +104,7 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         ctx,
         settings(),
         person.companyId,
-        { kind: 'operator' },
+        { kind: 'operator', userId: person.id },
         request.body,
       );
       return reply.code(201).send(created);
@@ -129,7 +129,14 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const person = requirePermission(request, PERMISSION_MANAGE_COMPANY);
-      return updateEndpoint(ctx, settings(), person.companyId, request.params.id, request.body);
+      return updateEndpoint(
+        ctx,
+        settings(),
+        person.companyId,
+        { kind: 'operator', userId: person.id },
+        request.params.id,
+        request.body,
+      );
     },
   );
 
@@ -150,7 +157,7 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const person = requirePermission(request, PERMISSION_MANAGE_COMPANY);
-      await deleteEndpoint(ctx, person.companyId, request.params.id);
+      await deleteEndpoint(ctx, person.companyId, { kind: 'operator', userId: person.id }, request.params.id);
       return reply.code(204).send();
     },
   );
@@ -170,7 +177,13 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request) => {
       const person = requirePermission(request, PERMISSION_MANAGE_COMPANY);
-      return rotateEndpointSecret(ctx, settings(), person.companyId, request.params.id);
+      return rotateEndpointSecret(
+        ctx,
+        settings(),
+        person.companyId,
+        { kind: 'operator', userId: person.id },
+        request.params.id,
+      );
     },
   );
 
@@ -246,7 +259,17 @@ export const adminWebhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
     async (request, reply) => {
       const person = requirePermission(request, PERMISSION_MANAGE_COMPANY);
-      return reply.code(202).send(await replay(ctx, person.companyId, request.params.id, request.body));
+      return reply
+        .code(202)
+        .send(
+          await replay(
+            ctx,
+            person.companyId,
+            { kind: 'operator', userId: person.id },
+            request.params.id,
+            request.body,
+          ),
+        );
     },
   );
 };

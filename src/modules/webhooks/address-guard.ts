@@ -4,8 +4,14 @@ import ipaddr from 'ipaddr.js';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
 
-/** Cloud metadata services, named in refusals (each also falls in a refused range). */
-const METADATA = new Set(['169.254.169.254', 'fd00:ec2::254', '100.100.100.200', '169.254.170.2']);
+/** Cloud metadata services, named in refusals (168.63.129.16, Azure's, is the one in a public range). */
+const METADATA = new Set([
+  '169.254.169.254',
+  'fd00:ec2::254',
+  '100.100.100.200',
+  '169.254.170.2',
+  '168.63.129.16',
+]);
 
 export interface OutboundPolicy {
   /** WEBHOOK_ALLOW_HTTP: plain http accepted. */
@@ -14,7 +20,18 @@ export interface OutboundPolicy {
   allowedHosts: readonly string[];
 }
 
-export class UnsafeTarget extends Error {}
+/**
+ * A refused target. `message` is what callers may be told (no DNS answers in it: it would map an
+ * internal network for whoever registers names); `detail` names the addresses, for the server's log.
+ */
+export class UnsafeTarget extends Error {
+  constructor(
+    message: string,
+    readonly detail: string = message,
+  ) {
+    super(message);
+  }
+}
 
 function normalise(address: Address): Address {
   return address.kind() === 'ipv6' && (address as ipaddr.IPv6).isIPv4MappedAddress()
@@ -52,6 +69,9 @@ export function refusalOf(text: string, policy: OutboundPolicy): string | null {
   if (listed(address, policy.allowedHosts)) return null;
   const plain = address.toString();
   if (METADATA.has(plain)) return `${plain} is a cloud metadata address`;
+  // IPv4-compatible IPv6 (::/96, deprecated): ::7f00:1 is 127.0.0.1 to some stacks.
+  if (address.kind() === 'ipv6' && (address as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0))
+    return `${plain} is not a public address (IPv4-compatible)`;
   const range = address.range();
   if (range === 'unicast') return null;
   return `${plain} is not a public address (${range})`;
@@ -89,7 +109,10 @@ export async function vetHost(
   if (found.length === 0) throw new UnsafeTarget(`${host} does not resolve`);
   for (const { address } of found) {
     const refusal = refusalOf(address, policy);
-    if (refusal !== null) throw new UnsafeTarget(`${host} resolves to ${refusal}`);
+    if (refusal !== null)
+      throw isIP(host) !== 0
+        ? new UnsafeTarget(refusal)
+        : new UnsafeTarget(`${host} resolves to a non-public address`, `${host} resolves to ${refusal}`);
   }
   return found;
 }

@@ -6,6 +6,7 @@ import type { OutboundPolicy } from './address-guard.js';
 import { postWebhook, type SendOutcome } from './outbound.js';
 import {
   claimDue,
+  clearFailingSince,
   endpointsBehind,
   endpointsByIds,
   endpointFailureState,
@@ -57,6 +58,8 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
   onError?: (error: unknown) => void;
+  /** A refused target's details (resolved addresses), for the server's log: never stored or shown. */
+  onRefusal?: (endpointId: string, detail: string) => void;
 }
 
 /** The delay before retry number `attempt` (1-based): the schedule's value, jittered by ±20%. */
@@ -75,6 +78,8 @@ export class WebhookDispatcher {
   private running: Promise<void> | null = null;
   private stopped = true;
   private lastKeySweep = 0;
+  /** Sends under way (claimed, not yet recorded): new claims refill up to CLAIM_BATCH as they finish. */
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -92,6 +97,7 @@ export class WebhookDispatcher {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
+    await Promise.all([...this.inFlight]);
   }
 
   /** Asks for a round now (after a commit, say); correctness never depends on it. */
@@ -123,8 +129,10 @@ export class WebhookDispatcher {
     }
     await this.fanOut();
     for (let i = 0; i < 10 && !this.stopped; i++) {
-      const sent = await this.sendDue();
-      if (sent < CLAIM_BATCH) break;
+      const wanted = CLAIM_BATCH - this.inFlight.size;
+      if (wanted <= 0) break;
+      const claimed = await this.sendDue();
+      if (claimed < wanted) break;
     }
   }
 
@@ -197,12 +205,18 @@ export class WebhookDispatcher {
     }
   }
 
-  /** Claims due deliveries, sends them (no transaction open) and records each outcome; returns how many. */
+  /**
+   * Claims due deliveries up to CLAIM_BATCH in flight and starts sending them (no transaction open),
+   * each outcome recorded as it comes; returns how many were claimed. A finished send asks for a
+   * round, so a slow receiver holds only its own slots, not the whole batch.
+   */
   async sendDue(): Promise<number> {
+    const wanted = CLAIM_BATCH - this.inFlight.size;
+    if (wanted <= 0) return 0;
     const owner = newId();
     const now = this.ctx.now();
     const claimed = await this.ctx.database.transaction((tx) =>
-      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), CLAIM_BATCH),
+      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), wanted),
     );
     if (claimed.length === 0) return 0;
     const endpoints = new Map(
@@ -210,14 +224,21 @@ export class WebhookDispatcher {
         (e) => [e.id, e],
       ),
     );
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const endpoint = endpoints.get(delivery.endpoint_id);
-        if (!endpoint) return;
+    for (const delivery of claimed) {
+      const endpoint = endpoints.get(delivery.endpoint_id);
+      if (!endpoint) continue;
+      const attempt = (async () => {
         const outcome = await this.send(endpoint, delivery);
+        if (outcome.detail !== undefined) this.options.onRefusal?.(endpoint.id, outcome.detail);
         await this.record(owner, delivery.id, endpoint, outcome);
-      }),
-    );
+      })()
+        .catch((error: unknown) => this.options.onError?.(error))
+        .finally(() => {
+          this.inFlight.delete(attempt);
+          this.nudge();
+        });
+      this.inFlight.add(attempt);
+    }
     return claimed.length;
   }
 
@@ -272,6 +293,9 @@ export class WebhookDispatcher {
             : 'failure';
     this.options.onAttempt?.(kind, outcome.durationMs / 1000);
     await this.ctx.database.transaction(async (tx) => {
+      // Endpoint first, then its delivery: the order deleteEndpoint locks them in.
+      const current = await endpointFailureState(tx, endpoint.id);
+      if (!current) return; // deleted meanwhile, with its deliveries
       const delivery = await leasedDelivery(tx, id, owner);
       if (!delivery || delivery.state !== 'pending') return; // the lease ran out and another instance took over
       const now = this.ctx.now();
@@ -288,8 +312,7 @@ export class WebhookDispatcher {
       };
       if (kind === 'success') {
         await updateDelivery(tx, id, { ...common, state: 'succeeded', next_attempt_at: null });
-        if (endpoint.failing_since !== null)
-          await updateEndpointRow(tx, endpoint.id, { failing_since: null });
+        if (current.failing_since !== null) await clearFailingSince(tx, endpoint.id);
         return;
       }
       if (kind === 'gone') {
@@ -307,8 +330,6 @@ export class WebhookDispatcher {
         state: delay === null ? 'failed' : 'pending',
         next_attempt_at: delay === null ? null : new Date(now + delay).toISOString(),
       });
-      const current = await endpointFailureState(tx, endpoint.id);
-      if (!current) return;
       if (current.failing_since === null) await updateEndpointRow(tx, endpoint.id, { failing_since: at });
       else if (
         current.status === 'active' &&

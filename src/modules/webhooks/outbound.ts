@@ -12,6 +12,8 @@ export interface SendOutcome {
   status: number | null;
   /** Why no status came, or null. */
   error: string | null;
+  /** For the server's log only: a refusal's details (the addresses a name resolved to). */
+  detail?: string;
   durationMs: number;
 }
 
@@ -20,9 +22,9 @@ export interface SendOutcome {
  * address: the address connected to is the one checked, so a name that resolves to a public address
  * at the check and to 127.0.0.1 at the connect (DNS rebinding) is refused at the connect.
  */
-function guardedLookup(policy: OutboundPolicy): LookupFunction {
+function guardedLookup(policy: OutboundPolicy, vet: typeof vetHost): LookupFunction {
   return (hostname, options, callback) => {
-    vetHost(hostname, policy).then(
+    vet(hostname, policy).then(
       (found) => {
         if ((options as { all?: boolean }).all)
           (callback as (e: null, a: { address: string; family: number }[]) => void)(null, found);
@@ -35,7 +37,9 @@ function guardedLookup(policy: OutboundPolicy): LookupFunction {
 
 /**
  * POSTs one delivery: no redirects followed (a 3xx is an answer like any other non-2xx), at most
- * 10 s in all, at most 64 KiB of the answer read. Never throws.
+ * 10 s in all (name resolution included: the deadline starts before it, so one attempt never
+ * outlasts the dispatcher's 30 s lease), at most 64 KiB of the answer read. Never throws. `vet`
+ * resolves and vets the host (tests give a slow one).
  */
 export async function postWebhook(
   target: string,
@@ -43,6 +47,7 @@ export async function postWebhook(
   body: string,
   policy: OutboundPolicy,
   timeoutMs = DELIVERY_TIMEOUT_MS,
+  vet: typeof vetHost = vetHost,
 ): Promise<SendOutcome> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendOutcome => ({
@@ -54,12 +59,24 @@ export async function postWebhook(
   if ('problem' in checked) return done(null, `refused: the URL ${checked.problem}`);
   const { url } = checked;
   const host = hostOf(url);
+  // An address literal never reaches `lookup`: it is vetted here (a name too, before connecting),
+  // within the attempt's deadline: a lookup that hangs (getaddrinfo cannot be cancelled) is abandoned.
+  let deadlineTimer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    deadlineTimer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
   try {
-    // An address literal never reaches `lookup`: it is vetted here.
-    await vetHost(host, policy);
+    if ((await Promise.race([vet(host, policy), deadline])) === 'timeout')
+      return done(null, `timeout after ${timeoutMs} ms`);
   } catch (error) {
-    return done(null, `refused: ${(error as Error).message}`);
+    return {
+      ...done(null, `refused: ${(error as Error).message}`),
+      ...(error instanceof UnsafeTarget ? { detail: error.detail } : {}),
+    };
+  } finally {
+    clearTimeout(deadlineTimer);
   }
+  const remainingMs = Math.max(1, timeoutMs - (performance.now() - started));
   return new Promise<SendOutcome>((resolve) => {
     let settled = false;
     const finish = (status: number | null, error: string | null) => {
@@ -74,7 +91,7 @@ export async function postWebhook(
       {
         method: 'POST',
         agent: false,
-        lookup: guardedLookup(policy),
+        lookup: guardedLookup(policy, vet),
         headers: {
           ...headers,
           'content-type': 'application/json',
@@ -98,7 +115,7 @@ export async function postWebhook(
     const timer = setTimeout(() => {
       finish(null, `timeout after ${timeoutMs} ms`);
       request.destroy();
-    }, timeoutMs);
+    }, remainingMs);
     request.on('error', (error: NodeJS.ErrnoException) => {
       const refused = error instanceof UnsafeTarget;
       finish(null, refused ? `refused: ${error.message}` : `network error: ${error.code ?? error.message}`);

@@ -64,6 +64,48 @@ export async function deleteEndpointRows(tx: Tx, id: string): Promise<void> {
   await tx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
 }
 
+/** Drops an endpoint's pending deliveries (not leased ones) whose type is not in `types`. */
+export async function deletePendingDeliveriesExcept(
+  tx: Tx,
+  endpointId: string,
+  types: string[],
+): Promise<void> {
+  await tx
+    .deleteFrom('webhook_deliveries')
+    .where('endpoint_id', '=', endpointId)
+    .where('state', '=', 'pending')
+    .where('lease_owner', 'is', null)
+    .$if(types.length > 0, (q) => q.where('event_type', 'not in', types))
+    .execute();
+}
+
+/** How many pending deliveries an endpoint has, counted up to `cap`. */
+export async function countPendingDeliveries(db: Executor, endpointId: string, cap: number): Promise<number> {
+  const row = await db
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('endpoint_id', '=', endpointId)
+        .where('state', '=', 'pending')
+        .limit(cap)
+        .as('p'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+/** Removes finished (succeeded or failed) deliveries created before `cutoff`; pending ones stay. */
+export async function deleteFinishedDeliveriesBefore(tx: Tx, cutoff: string): Promise<number> {
+  const result = await tx
+    .deleteFrom('webhook_deliveries')
+    .where('state', 'in', ['succeeded', 'failed'])
+    .where('created_at', '<', cutoff)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
 export async function insertDeliveries(tx: Tx, rows: DeliveryRow[]): Promise<void> {
   for (let i = 0; i < rows.length; i += 200) {
     await tx
@@ -145,16 +187,24 @@ export async function eventsBetween(
 
 // --- the dispatcher's statements ---
 
-/** Active endpoints with events in the log they have not been given yet. */
+/** Attempts of one endpoint in flight at once (claimed and not yet recorded), across instances. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 2;
+
+/** Active endpoints with events in the log they have not been given yet, furthest behind first. */
 export async function endpointsBehind(db: Executor, limit: number) {
-  return db
-    .selectFrom('webhook_endpoints as w')
-    .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
-    .select(['w.id'])
-    .where('w.status', '=', 'active')
-    .whereRef('s.last_seq', '>', 'w.after_seq')
-    .limit(limit)
-    .execute();
+  return (
+    db
+      .selectFrom('webhook_endpoints as w')
+      .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
+      .select(['w.id'])
+      .where('w.status', '=', 'active')
+      .whereRef('s.last_seq', '>', 'w.after_seq')
+      // Furthest behind first: with more endpoints behind than `limit`, none waits for ever.
+      .orderBy(sql`s.last_seq - w.after_seq`, 'desc')
+      .orderBy('w.id')
+      .limit(limit)
+      .execute()
+  );
 }
 
 /** The endpoint, locked for its fan-out; undefined when another instance is at it (PostgreSQL) or it is not active. */
@@ -202,7 +252,31 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
     .where('next_attempt_at', '<=', nowIso)
     .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
     .where('endpoint_id', 'in', (eb) =>
-      eb.selectFrom('webhook_endpoints').select('id').where('status', '=', 'active'),
+      eb
+        .selectFrom('webhook_endpoints as w')
+        .select('w.id')
+        .where('w.status', '=', 'active')
+        // Not while the key it is bound to is revoked or expired (the sweep disables it soon after).
+        .where((e) =>
+          e.or([
+            e('w.created_by_key_id', 'is', null),
+            e.exists(
+              e
+                .selectFrom('api_keys as k')
+                .select('k.id')
+                .whereRef('k.id', '=', 'w.created_by_key_id')
+                .where('k.revoked_at', 'is', null)
+                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
+            ),
+          ]),
+        ),
+    )
+    // Fairness: at most MAX_IN_FLIGHT_PER_ENDPOINT attempts of one endpoint at a time (leases held
+    // included), so one slow receiver's backlog never fills the claims of the others.
+    .where(
+      'id',
+      'in',
+      sql<string>`(select x.id from (select d.id, d.endpoint_id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn from webhook_deliveries d where d.state = 'pending' and d.next_attempt_at <= ${nowIso} and (d.lease_until is null or d.lease_until < ${nowIso})) x where x.rn + (select count(*) from webhook_deliveries l where l.endpoint_id = x.endpoint_id and l.state = 'pending' and l.lease_until >= ${nowIso}) <= ${MAX_IN_FLIGHT_PER_ENDPOINT})`,
     )
     .orderBy('next_attempt_at')
     .limit(limit)
@@ -241,12 +315,27 @@ export async function updateDelivery(tx: Tx, id: string, set: Partial<DeliveryRo
   await tx.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
 }
 
+/**
+ * The endpoint's failure state, locked (PostgreSQL) before its delivery is: the same order as a
+ * deletion (endpoint, then deliveries), so the two never deadlock.
+ */
 export async function endpointFailureState(tx: Tx, id: string) {
   return tx
     .selectFrom('webhook_endpoints')
     .select(['failing_since', 'status'])
     .where('id', '=', id)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
     .executeTakeFirst();
+}
+
+/** A success ends the endpoint's failing streak: conditional, so a stale copy never decides it. */
+export async function clearFailingSince(tx: Tx, id: string): Promise<void> {
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
 }
 
 export async function keyScopes(db: Executor, keyId: string): Promise<string[] | null> {

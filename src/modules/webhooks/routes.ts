@@ -41,14 +41,20 @@ const ONE_ERRORS = [
 ] as const;
 
 function managerOf(principal: Principal): WebhookManager {
-  return principal.kind === 'api_key' ? { kind: 'api_key', keyId: principal.id } : { kind: 'operator' };
+  return principal.kind === 'api_key'
+    ? { kind: 'api_key', keyId: principal.id }
+    : { kind: 'operator', userId: principal.id };
 }
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   const { services } = app;
   const guard = authenticate({ ...services, limiter: services.resourceLimiter }, 'webhooks.manage');
   const security = bearerSecurity('webhooks.manage');
-  const settings = () => ({ key: services.webhookKey, policy: services.config.webhooks });
+  const settings = () => ({
+    key: services.webhookKey,
+    policy: services.config.webhooks,
+    onRefusal: (detail: string) => app.log.info({ detail }, 'webhook URL refused: the target is not public'),
+  });
 
   app.post(
     '/webhooks',
@@ -141,7 +147,9 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'Change a webhook endpoint',
         operationId: 'updateWebhook',
         description:
-          'Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap).',
+          'Changes the URL, the event types or the description; `status: active` re-enables a disabled endpoint, which then receives events from now on (replay covers the gap). ' +
+          'A key that changes the URL or the event types of an endpoint bound to another key takes it over: it then receives only the types the calling key’s scopes read. ' +
+          'An endpoint disabled because its key was revoked or expired is re-enabled only together with a new URL (422 otherwise).',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
@@ -157,6 +165,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         services.ctx,
         settings(),
         requirePrincipal(request).companyId,
+        managerOf(requirePrincipal(request)),
         request.params.id,
         request.body,
       ),
@@ -180,7 +189,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
-      await deleteEndpoint(services.ctx, requirePrincipal(request).companyId, request.params.id);
+      const principal = requirePrincipal(request);
+      await deleteEndpoint(services.ctx, principal.companyId, managerOf(principal), request.params.id);
       return reply.code(204).send();
     },
   );
@@ -193,7 +203,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: "Rotate a webhook endpoint's secret",
         operationId: 'rotateWebhookSecret',
         description:
-          'A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`.',
+          'A new secret, shown only in this answer. For 24 hours the previous one keeps signing too: deliveries carry two space-separated signatures in `webhook-signature`. ' +
+          'A key rotating the secret of an endpoint bound to another key takes it over (see updateWebhook).',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
@@ -204,7 +215,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request) =>
-      rotateEndpointSecret(services.ctx, settings(), requirePrincipal(request).companyId, request.params.id),
+      rotateEndpointSecret(
+        services.ctx,
+        settings(),
+        requirePrincipal(request).companyId,
+        managerOf(requirePrincipal(request)),
+        request.params.id,
+      ),
   );
 
   app.post(
@@ -269,7 +286,8 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'replayWebhook',
         description:
           '`{from, to}`: the endpoint’s events that occurred in that range (retained ones, after its creation) are delivered again; `{deliveryId}`: that delivery is. ' +
-          'A replayed event keeps its `webhook-id`, so receivers deduplicate it.',
+          'A replayed event keeps its `webhook-id`, so receivers deduplicate it. Only the types both the endpoint’s key and the calling key read are sent again. ' +
+          'Refused (422) while the endpoint has more than 10,000 pending deliveries.',
         tags: [TAG],
         security,
         params: WebhookParamsSchema,
@@ -281,9 +299,11 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       },
     },
     async (request, reply) => {
+      const principal = requirePrincipal(request);
       const result = await replay(
         services.ctx,
-        requirePrincipal(request).companyId,
+        principal.companyId,
+        managerOf(principal),
         request.params.id,
         request.body,
       );

@@ -3,13 +3,17 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { AppContext } from '../context.js';
+import { recordAudit } from '../audit/queries.js';
 import { EVENT_TYPES, visibleFamilies } from '../events/service.js';
 import { sequenceOf } from '../events/queries.js';
 import { checkUrl, hostOf, type OutboundPolicy, UnsafeTarget, vetHost } from './address-guard.js';
 import {
   countEndpoints,
+  countPendingDeliveries,
+  deletePendingDeliveriesExcept,
   type DeliveryRow,
   deleteEndpointRows,
+  deleteFinishedDeliveriesBefore,
   type EndpointRow,
   eventsBetween,
   findDelivery,
@@ -17,6 +21,7 @@ import {
   insertDeliveries,
   insertEndpoint,
   keyScopes,
+  keyState,
   listDeliveriesPage,
   listEndpointsPage,
   lockCompany,
@@ -31,15 +36,69 @@ export const ROTATION_OVERLAP_MS = 24 * 3_600_000;
 /** Most events one replay re-sends. */
 export const MAX_REPLAY_EVENTS = 10_000;
 export const PING_TYPE = 'ping';
+/** A replay is refused while the endpoint has more pending deliveries than this. */
+export const MAX_PENDING_FOR_REPLAY = 10_000;
 
 /** What management needs besides the database: the secrets' key and the outbound policy. */
 export interface WebhookSettings {
   key: Buffer;
   policy: OutboundPolicy;
+  /** A refused URL's details (resolved addresses), for the server's log: the caller is told less. */
+  onRefusal?: (detail: string) => void;
 }
 
-/** Who manages: an API key (its scopes limit what its endpoints receive) or an operator (CLI, console). */
-export type WebhookManager = { kind: 'api_key'; keyId: string } | { kind: 'operator' };
+/**
+ * Who manages: an API key (its scopes limit what its endpoints receive) or an operator (CLI: no
+ * id; a signed-in person: `userId`, recorded in the audit log).
+ */
+export type WebhookManager = { kind: 'api_key'; keyId: string } | { kind: 'operator'; userId?: string };
+
+async function audit(
+  tx: Tx,
+  companyId: string,
+  manager: WebhookManager,
+  action: string,
+  endpointId: string,
+  at: string,
+  details: Record<string, unknown> | null = null,
+): Promise<void> {
+  await recordAudit(tx, {
+    companyId,
+    actorType: manager.kind === 'api_key' ? 'api_key' : manager.userId !== undefined ? 'user' : 'cli',
+    actorId: manager.kind === 'api_key' ? manager.keyId : (manager.userId ?? null),
+    action,
+    targetType: 'webhook_endpoint',
+    targetId: endpointId,
+    details,
+    at,
+  });
+}
+
+/**
+ * An API key that changes an endpoint's URL or event types, or rotates its secret, takes it over:
+ * the endpoint is re-bound to that key (it then receives only what that key's scopes read), and
+ * its pending deliveries of types the key cannot read are dropped (they would go to the new URL).
+ */
+async function rebindTo(
+  tx: Tx,
+  endpoint: EndpointRow,
+  manager: WebhookManager,
+): Promise<Partial<EndpointRow>> {
+  if (manager.kind !== 'api_key' || endpoint.created_by_key_id === manager.keyId) return {};
+  const scopes = (await keyScopes(tx, manager.keyId)) ?? [];
+  await deletePendingDeliveriesExcept(tx, endpoint.id, [...receivableTypes(EVENT_TYPES, scopes), PING_TYPE]);
+  return { created_by_key_id: manager.keyId };
+}
+
+/** Why the key that created (or last took over) an endpoint can no longer feed it, or null. */
+async function deadKeyReason(db: Executor, keyId: string | null, nowIso: string): Promise<string | null> {
+  if (keyId === null) return null;
+  const key = await keyState(db, keyId);
+  if (!key) return 'was deleted';
+  if (key.revoked_at !== null) return 'was revoked';
+  if (key.expires_at !== null && key.expires_at <= nowIso) return 'expired';
+  return null;
+}
 
 export function endpointView(row: EndpointRow) {
   return {
@@ -83,7 +142,11 @@ function checkEventTypes(types: readonly string[]): string[] {
 }
 
 /** The URL's checks, DNS included (run before the transaction: resolving may take a while). */
-async function checkTarget(raw: string, policy: OutboundPolicy): Promise<string> {
+async function checkTarget(
+  raw: string,
+  policy: OutboundPolicy,
+  onRefusal?: (detail: string) => void,
+): Promise<string> {
   const refuse = (message: string, code: string) => validationError([{ field: 'url', message, code }]);
   if (raw.length > 2000) throw refuse('must be at most 2000 characters', 'max_length');
   const checked = checkUrl(raw, policy);
@@ -91,7 +154,10 @@ async function checkTarget(raw: string, policy: OutboundPolicy): Promise<string>
   try {
     await vetHost(hostOf(checked.url), policy);
   } catch (error) {
-    if (error instanceof UnsafeTarget) throw refuse(`is refused: ${error.message}`, 'unsafe_target');
+    if (error instanceof UnsafeTarget) {
+      onRefusal?.(error.detail);
+      throw refuse(`is refused: ${error.message}`, 'unsafe_target');
+    }
     throw error;
   }
   return checked.url.toString();
@@ -125,7 +191,7 @@ export async function createEndpoint(
 ) {
   const eventTypes = checkEventTypes(input.eventTypes);
   const description = checkDescription(input.description);
-  const url = await checkTarget(input.url, settings.policy);
+  const url = await checkTarget(input.url, settings.policy, settings.onRefusal);
   const secret = newWebhookSecret();
   return ctx.database.transaction(async (tx) => {
     if (!(await lockCompany(tx, companyId))) throw new ApiError('not_found', `no company ${companyId}`);
@@ -158,6 +224,7 @@ export async function createEndpoint(
       updated_at: at,
     };
     await insertEndpoint(tx, row);
+    await audit(tx, companyId, manager, 'webhook.created', row.id, at, { url, eventTypes });
     return { ...endpointView(row), secret };
   });
 }
@@ -206,21 +273,41 @@ export interface UpdateEndpointInput {
 /** Why an endpoint a person disabled is disabled. */
 export const DISABLED_BY_PERSON = 'disabled by a person in the console';
 
-/** PATCH: url, event types, description; `status: active` re-enables (from the log's head: replay covers the gap). */
+/**
+ * PATCH: url, event types, description; `status: active` re-enables (from the log's head: replay
+ * covers the gap). An API key changing the URL or the event types takes the endpoint over (see
+ * rebindTo). Re-enabling is refused while the key the endpoint is bound to is revoked, expired or
+ * deleted, unless this request re-binds it to the calling key.
+ */
 export async function updateEndpoint(
   ctx: AppContext,
   settings: WebhookSettings,
   companyId: string,
+  manager: WebhookManager,
   id: string,
   input: UpdateEndpointInput,
 ) {
   const eventTypes = input.eventTypes === undefined ? undefined : checkEventTypes(input.eventTypes);
   const description = input.description === undefined ? undefined : checkDescription(input.description);
-  const url = input.url === undefined ? undefined : await checkTarget(input.url, settings.policy);
+  const url =
+    input.url === undefined ? undefined : await checkTarget(input.url, settings.policy, settings.onRefusal);
   return ctx.database.transaction(async (tx) => {
     const row = await findEndpoint(tx, companyId, id, true);
     if (!row) throw notFound(id);
-    const set: Partial<EndpointRow> = { updated_at: new Date(ctx.now()).toISOString() };
+    const at = new Date(ctx.now()).toISOString();
+    const set: Partial<EndpointRow> = { updated_at: at };
+    if (url !== undefined || eventTypes !== undefined) Object.assign(set, await rebindTo(tx, row, manager));
+    if (input.status === 'active' && row.status !== 'active') {
+      const dead = await deadKeyReason(tx, set.created_by_key_id ?? row.created_by_key_id, at);
+      if (dead !== null)
+        throw validationError([
+          {
+            field: 'status',
+            message: `cannot be re-enabled: the API key this endpoint is bound to ${dead}; an API key that changes its url takes it over and may re-enable it`,
+            code: 'key_inactive',
+          },
+        ]);
+    }
     if (url !== undefined) set.url = url;
     if (eventTypes !== undefined) set.event_types = JSON.stringify(eventTypes);
     if (description !== undefined) set.description = description;
@@ -236,15 +323,27 @@ export async function updateEndpoint(
     if (input.status === 'disabled' && row.status !== 'disabled')
       Object.assign(set, { status: 'disabled', disabled_reason: DISABLED_BY_PERSON });
     await updateEndpointRow(tx, id, set);
+    await audit(tx, companyId, manager, 'webhook.updated', id, at, {
+      fields: Object.keys(input),
+      ...(set.created_by_key_id !== undefined ? { reboundFrom: row.created_by_key_id } : {}),
+    });
     return endpointView({ ...row, ...set });
   });
 }
 
-export async function deleteEndpoint(ctx: AppContext, companyId: string, id: string): Promise<void> {
+export async function deleteEndpoint(
+  ctx: AppContext,
+  companyId: string,
+  manager: WebhookManager,
+  id: string,
+): Promise<void> {
   await ctx.database.transaction(async (tx) => {
     const row = await findEndpoint(tx, companyId, id, true);
     if (!row) throw notFound(id);
     await deleteEndpointRows(tx, id);
+    await audit(tx, companyId, manager, 'webhook.deleted', id, new Date(ctx.now()).toISOString(), {
+      url: row.url,
+    });
   });
 }
 
@@ -253,6 +352,7 @@ export async function rotateEndpointSecret(
   ctx: AppContext,
   settings: WebhookSettings,
   companyId: string,
+  manager: WebhookManager,
   id: string,
 ) {
   const secret = newWebhookSecret();
@@ -261,12 +361,16 @@ export async function rotateEndpointSecret(
     if (!row) throw notFound(id);
     const now = ctx.now();
     const set: Partial<EndpointRow> = {
+      ...(await rebindTo(tx, row, manager)),
       secret: sealSecret(settings.key, secret),
       previous_secret: row.secret,
       previous_secret_until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
       updated_at: new Date(now).toISOString(),
     };
     await updateEndpointRow(tx, id, set);
+    await audit(tx, companyId, manager, 'webhook.secret_rotated', id, set.updated_at!, {
+      ...(set.created_by_key_id !== undefined ? { reboundFrom: row.created_by_key_id } : {}),
+    });
     return {
       ...endpointView({ ...row, ...set }),
       secret,
@@ -356,15 +460,41 @@ async function creatorScopes(db: Executor, endpoint: EndpointRow): Promise<strin
 
 export type ReplayInput = { from: string; to: string } | { deliveryId: string };
 
-/** POST …/replay: the endpoint's events of a time range, or one earlier delivery, sent again (same webhook-id). */
-export async function replay(ctx: AppContext, companyId: string, id: string, input: ReplayInput) {
+/**
+ * POST …/replay: the endpoint's events of a time range, or one earlier delivery, sent again (same
+ * webhook-id). Only types both the endpoint's key and the calling key read are re-sent (an operator
+ * reads every type); a delivery of another type is not found.
+ */
+export async function replay(
+  ctx: AppContext,
+  companyId: string,
+  manager: WebhookManager,
+  id: string,
+  input: ReplayInput,
+) {
   return ctx.database.transaction(async (tx) => {
     const endpoint = await findEndpoint(tx, companyId, id);
     if (!endpoint) throw notFound(id);
     const at = new Date(ctx.now()).toISOString();
+    if ((await countPendingDeliveries(tx, endpoint.id, MAX_PENDING_FOR_REPLAY + 1)) > MAX_PENDING_FOR_REPLAY)
+      throw validationError([
+        {
+          field: 'from',
+          message: `the endpoint already has more than ${MAX_PENDING_FOR_REPLAY} pending deliveries; replay once they are sent`,
+          code: 'too_many_pending',
+        },
+      ]);
+    const callerScopes = manager.kind === 'api_key' ? ((await keyScopes(tx, manager.keyId)) ?? []) : null;
+    const readable = (types: string[]) => receivableTypes(types, callerScopes);
     if ('deliveryId' in input) {
       const earlier = await findDelivery(tx, endpoint.id, input.deliveryId);
-      if (!earlier) throw new ApiError('not_found', `no delivery ${input.deliveryId} of this endpoint`);
+      const allowed =
+        earlier !== undefined &&
+        (earlier.event_type === PING_TYPE ||
+          (readable([earlier.event_type]).length === 1 &&
+            receivableTypes([earlier.event_type], await creatorScopes(tx, endpoint)).length === 1));
+      if (!earlier || !allowed)
+        throw new ApiError('not_found', `no delivery ${input.deliveryId} of this endpoint`);
       const row = deliveryRow(
         endpoint,
         { id: earlier.event_id, type: earlier.event_type, payload: earlier.payload },
@@ -372,15 +502,15 @@ export async function replay(ctx: AppContext, companyId: string, id: string, inp
         at,
       );
       await insertDeliveries(tx, [row]);
+      await audit(tx, companyId, manager, 'webhook.replayed', endpoint.id, at, { ...input, queued: 1 });
       return { queued: 1 };
     }
     const from = Date.parse(input.from);
     const to = Date.parse(input.to);
     if (Number.isNaN(from) || Number.isNaN(to) || from >= to)
       throw validationError([{ field: 'to', message: 'must be a date-time after from', code: 'range' }]);
-    const types = receivableTypes(
-      JSON.parse(endpoint.event_types) as string[],
-      await creatorScopes(tx, endpoint),
+    const types = readable(
+      receivableTypes(JSON.parse(endpoint.event_types) as string[], await creatorScopes(tx, endpoint)),
     );
     const events = await eventsBetween(tx, companyId, {
       from: new Date(from).toISOString(),
@@ -397,7 +527,9 @@ export async function replay(ctx: AppContext, companyId: string, id: string, inp
           code: 'too_many',
         },
       ]);
-    return { queued: await queueEvents(tx, endpoint, events, 'replay', at) };
+    const queued = await queueEvents(tx, endpoint, events, 'replay', at);
+    await audit(tx, companyId, manager, 'webhook.replayed', endpoint.id, at, { ...input, queued });
+    return { queued };
   });
 }
 
@@ -450,4 +582,13 @@ export async function listDeliveries(
         : null,
     hasMore,
   };
+}
+
+/**
+ * Deliveries keep a copy of their event's payload: finished ones (succeeded or failed) are removed
+ * after EVENT_RETENTION_DAYS like the events; pending ones stay until they finish.
+ */
+export async function pruneDeliveries(ctx: AppContext, retentionDays: number): Promise<number> {
+  const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
+  return ctx.database.transaction((tx) => deleteFinishedDeliveriesBefore(tx, cutoff));
 }
