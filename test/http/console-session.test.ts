@@ -275,6 +275,47 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
     }
   });
 
+  it('counts invitation attempts per address with sign-in: random tokens end in 429, not in endless hashing', async () => {
+    const limited = await startTestServer(dialect, {
+      env: { CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '3', CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '100' },
+    });
+    try {
+      const browser = await AdminClient.create(limited);
+      const accept = (token: string) =>
+        browser.request('/invitations/accept', { method: 'POST', json: { token, password: PASSWORD } });
+      for (const token of ['guess-1', 'guess-2', 'guess-3'])
+        await expectProblem(await accept(token), 410, 'invitation_invalid');
+      const refused = await accept('guess-4');
+      await expectProblem(refused, 429, 'rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('marks the cookie Secure when the request came over https through a trusted proxy', async () => {
+    const proxied = await startTestServer(dialect, { env: { TRUST_PROXY: '127.0.0.1' } });
+    try {
+      const f = await createCompanyFixture(proxied.ctx);
+      const someone = await createPerson(proxied.ctx, f.companyId, { email: 'proxied@acme.example' });
+      const browser = await AdminClient.create(proxied);
+      const plain = await browser.signIn(someone.email, someone.password);
+      expect(plain.status).toBe(200);
+      expect(browser.lastSetCookie).not.toMatch(/; Secure/);
+      const viaTls = await browser.request('/session', {
+        method: 'POST',
+        json: { email: someone.email, password: someone.password },
+        headers: { 'x-forwarded-proto': 'https' },
+        // A browser behind the TLS proxy sends the https origin.
+        origin: browser.origin.replace(/^http:/, 'https:'),
+      });
+      expect(viaTls.status).toBe(200);
+      expect(browser.lastSetCookie).toMatch(/; Secure/);
+    } finally {
+      await proxied.stop();
+    }
+  });
+
   it('does not take a public API bearer token as a console session', async () => {
     const token = await fetchToken(server, fixture.key.clientId, fixture.key.secret);
     const browser = client.fresh();
