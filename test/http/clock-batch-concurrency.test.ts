@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/app/server.js';
-import type { AppContext } from '../../src/modules/context.js';
-import { loadConfig } from '../../src/platform/config.js';
 import type { Database } from '../../src/platform/db/database.js';
-import { type TestDatabase, type TestDialect, testDialects } from '../support/databases.js';
-import { contractRequester, startTestServer, type TestServer } from '../support/server.js';
+import { type TestDialect, testDialects } from '../support/databases.js';
+import { type Fleet, startFleet } from '../support/fleet.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 import {
   call,
   createTenant,
@@ -35,20 +33,6 @@ interface Result {
   body: { error?: string; timeEntryId?: string | null; type?: string };
 }
 const results = (reply: Reply) => (reply.body as unknown as { results: Result[] }).results;
-
-/** One more server on an existing database (it does not own the database). */
-async function startInstance(database: TestDatabase, now: () => number): Promise<TestServer> {
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...ENV });
-  const server = await startServer(config, { logger: false, now });
-  const ctx: AppContext = { database: server.database, now };
-  return {
-    ...server,
-    testDatabase: database,
-    ctx,
-    request: contractRequester(server),
-    stop: () => server.close(),
-  };
-}
 
 /** A terminal's day for each employee: in, a break, out; optionally with per-event keys. */
 function backlog(tenant: Tenant, keys: boolean) {
@@ -248,21 +232,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 const postgres = testDialects().find((d): d is TestDialect => d.name === 'postgres');
 
 describe.runIf(postgres !== undefined)('batch concurrency across two instances on one PostgreSQL', () => {
-  let database: TestDatabase;
+  let fleet: Fleet;
   let one: TestServer;
   let two: TestServer;
   let a: BatchTenant;
   let b: BatchTenant;
   beforeAll(async () => {
-    database = await postgres!.create();
-    one = await startInstance(database, () => T0);
-    two = await startInstance(database, () => T0);
+    fleet = await startFleet(postgres!, { now: () => T0, env: ENV });
+    ({ first: one, second: two } = fleet);
   });
-  afterAll(async () => {
-    await one?.stop();
-    await two?.stop();
-    await database?.drop();
-  });
+  afterAll(async () => fleet?.stop());
   beforeEach(async () => {
     a = withBatch(await createTenant(one, { timeZone: 'Europe/Berlin', employeeCount: 4 }), one);
     b = withBatch(await tenantFor(two, a.fixture, a.fixture.key, two), two);

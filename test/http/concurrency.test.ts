@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/platform/config.js';
-import { startServer } from '../../src/app/server.js';
-import type { AppContext } from '../../src/modules/context.js';
-import { type TestDatabase, type TestDialect, testDialects } from '../support/databases.js';
-import { contractRequester, startTestServer, type TestServer } from '../support/server.js';
+import { type TestDialect, testDialects } from '../support/databases.js';
+import { type Fleet, startFleet } from '../support/fleet.js';
+import { startTestServer, type TestServer } from '../support/server.js';
 import {
   createTenant,
   entryRows,
@@ -20,20 +18,6 @@ const ENV = {
   TOKEN_RATE_LIMIT_PER_MINUTE: '100000',
   OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
 };
-
-/** One more server on an existing database, shaped like a TestServer (it does not own the database). */
-async function startInstance(database: TestDatabase, now: () => number): Promise<TestServer> {
-  const config = loadConfig({ DATABASE_URL: database.url, PORT: '0', LOG_LEVEL: 'silent', ...ENV });
-  const server = await startServer(config, { logger: false, now });
-  const ctx: AppContext = { database: server.database, now };
-  return {
-    ...server,
-    testDatabase: database,
-    ctx,
-    request: contractRequester(server),
-    stop: () => server.close(),
-  };
-}
 
 const statuses = (replies: Reply[]) =>
   replies.map((r) =>
@@ -209,7 +193,7 @@ const postgres = testDialects().find((d): d is TestDialect => d.name === 'postgr
 describe.runIf(postgres !== undefined)(
   'concurrency across two server instances on one PostgreSQL database',
   () => {
-    let database: TestDatabase;
+    let fleet: Fleet;
     let a: TestServer;
     let b: TestServer;
     let onA: Tenant;
@@ -218,16 +202,10 @@ describe.runIf(postgres !== undefined)(
     const now = () => t;
 
     beforeAll(async () => {
-      database = await postgres!.create();
-      // One after the other: the first migrates the database, the second finds it current.
-      a = await startInstance(database, now);
-      b = await startInstance(database, now);
+      fleet = await startFleet(postgres!, { now, env: ENV });
+      ({ first: a, second: b } = fleet);
     });
-    afterAll(async () => {
-      await a?.stop();
-      await b?.stop();
-      await database?.drop();
-    });
+    afterAll(async () => fleet?.stop());
     beforeEach(async () => {
       t = T0;
       onA = await createTenant(a, { timeZone: 'Europe/Berlin', employeeCount: 6 });

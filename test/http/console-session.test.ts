@@ -1,14 +1,11 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/app/server.js';
-import { loadConfig } from '../../src/platform/config.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { deactivateUser } from '../../src/modules/admin/users.js';
 import { inviteUser, setUserPassword } from '../../src/modules/console/service.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD, type Person } from '../support/admin-api.js';
 import { testDialects } from '../support/databases.js';
-import { freePort, startRedis } from '../support/processes.js';
+import { type Fleet, startFleet } from '../support/fleet.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
 
 const MINUTE = 60_000;
@@ -432,36 +429,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('console sessions
 const postgres = testDialects().find((d) => d.name === 'postgres');
 
 describe.runIf(postgres !== undefined)('console sessions across two instances', () => {
-  let redis: ChildProcess;
-  let first: TestServer;
-  let second: Awaited<ReturnType<typeof startServer>>;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = await startRedis(port);
-    const env = {
-      REDIS_URL: `redis://127.0.0.1:${port}`,
-      CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '3',
-    };
-    first = await startTestServer(postgres!, { env });
-    second = await startServer(
-      loadConfig({
-        DATABASE_URL: first.testDatabase.url,
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-        ...env,
-      }),
-      { logger: false },
-    );
+    fleet = await startFleet(postgres!, { redis: true, env: { CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '3' } });
   }, 60_000);
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-    redis?.kill('SIGKILL');
-  });
+  afterAll(async () => fleet?.stop());
 
   it('a session of one instance works and ends on the other; sign-in attempts count on both', async () => {
+    const { first, second } = fleet;
     const fixture = await createCompanyFixture(first.ctx);
     const email = `fleet-${crypto.randomUUID()}@acme.example`;
     const someone = await createPerson(first.ctx, fixture.companyId, { email });

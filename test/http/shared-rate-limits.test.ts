@@ -1,16 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/app/server.js';
-import { loadConfig } from '../../src/platform/config.js';
 import { testDialects } from '../support/databases.js';
-import {
-  contractRequester,
-  createCompanyFixture,
-  fetchToken,
-  startTestServer,
-  type TestServer,
-} from '../support/server.js';
-import { freePort, startRedis } from '../support/processes.js';
+import { type Fleet, startFleet } from '../support/fleet.js';
+import { createCompanyFixture, fetchToken } from '../support/server.js';
 
 /*
  * Issue "outgrow one machine", part 3: with REDIS_URL, two instances count one key's requests
@@ -20,37 +11,18 @@ import { freePort, startRedis } from '../support/processes.js';
 const postgres = testDialects().find((d) => d.name === 'postgres');
 
 describe.runIf(postgres !== undefined)('rate limits shared by two instances through Redis', () => {
-  let redis: ChildProcess;
-  let first: TestServer;
-  let second: Awaited<ReturnType<typeof startServer>>;
-  let env: Record<string, string>;
+  let fleet: Fleet;
 
   beforeAll(async () => {
-    const port = await freePort();
-    redis = await startRedis(port);
-    env = { REDIS_URL: `redis://127.0.0.1:${port}`, METRICS_PORT: '0' };
-    first = await startTestServer(postgres!, { env });
-    second = await startServer(
-      loadConfig({
-        DATABASE_URL: first.testDatabase.url,
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-        ...env,
-      }),
-      { logger: false },
-    );
+    fleet = await startFleet(postgres!, { redis: true, env: { METRICS_PORT: '0' } });
   }, 60_000);
-  afterAll(async () => {
-    await second?.close();
-    await first?.stop();
-    redis?.kill('SIGKILL');
-  });
+  afterAll(async () => fleet?.stop());
 
   it('300 requests a minute per key across both; the 301st is 429 with Retry-After; with Redis gone both still serve', async () => {
+    const { first, second, redis } = fleet;
     const fixture = await createCompanyFixture(first.ctx);
     const token = await fetchToken(first, fixture.key.clientId, fixture.key.secret);
-    const instances = [first.request, contractRequester(second)];
+    const instances = [first.request, second.request];
     for (let i = 0; i < 300; i++) {
       const response = await instances[i % 2]!('/api/public/v1/me', { token });
       expect(response.status, `request ${i + 1}`).toBe(200);
@@ -66,8 +38,8 @@ describe.runIf(postgres !== undefined)('rate limits shared by two instances thro
       /punchclock_rate_limit_shared (\d)/.exec(await (await fetch(first.metricsUrl!)).text())?.[1];
     expect(await sharedGauge()).toBe('1');
 
-    redis.kill('SIGKILL');
-    await new Promise((resolve) => redis.once('exit', resolve));
+    redis!.kill('SIGKILL');
+    await new Promise((resolve) => redis!.once('exit', resolve));
     for (const request of instances) {
       const served = await request('/api/public/v1/me', { token });
       expect(served.status).toBe(200);

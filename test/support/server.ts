@@ -29,6 +29,24 @@ export async function startTestServer(
   options: { env?: Record<string, string>; now?: () => number } = {},
 ): Promise<TestServer> {
   const database = await dialect.create();
+  const server = await startInstance(database, options);
+  return {
+    ...server,
+    async stop() {
+      await server.stop();
+      await database.drop();
+    },
+  };
+}
+
+/**
+ * One more server on an existing database, shaped like a TestServer; its `stop` leaves the database
+ * (it does not own it). Same configuration as startTestServer's.
+ */
+export async function startInstance(
+  database: TestDatabase,
+  options: { env?: Record<string, string>; now?: () => number } = {},
+): Promise<TestServer> {
   // Overload shedding is off unless a test turns it on: test code shares the server's event loop.
   const config = loadConfig({
     DATABASE_URL: database.url,
@@ -44,10 +62,7 @@ export async function startTestServer(
     testDatabase: database,
     ctx,
     request: contractRequester(server),
-    async stop() {
-      await server.close();
-      await database.drop();
-    },
+    stop: () => server.close(),
   };
 }
 
