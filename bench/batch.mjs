@@ -14,21 +14,16 @@
 // of 100. Reports punches per second (100 / the wall time of the round), the median over the rounds,
 // and writes bench/results/<time>-batch.{json,md}. Measured once; on a shared machine the figures
 // move from run to run, the ratios less than the absolute numbers.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { commandLine } from './lib/cli.mjs';
-import { startProcess } from './lib/processes.mjs';
 import { bulkEmployees, createTenant, openStore } from './lib/provision.mjs';
+import { median } from './lib/ratios.mjs';
+import { BENCH_DIR, cpuProfileFlags, createDatabase, startApi } from './lib/server.mjs';
 import { fetchToken } from './lib/token.mjs';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
 const API = '/api/public/v1';
-const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 const EMPLOYEES = 100;
 
 const { flag, option } = commandLine();
@@ -38,38 +33,6 @@ const databases = option('db', 'both') === 'both' ? ['sqlite', 'postgres'] : [op
 const rounds = Math.max(1, Math.floor(Number(option('rounds', 7))));
 const concurrency = Math.max(1, Math.floor(Number(option('concurrency', 10))));
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
-
-async function createDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'punchclock-bench-batch-'));
-    return {
-      url: `sqlite:${join(dir, 'bench.sqlite')}`,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const name = `punchclock_bench_batch_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 async function post(url, token, path, body, headers = {}) {
   const response = await fetch(`${url}${API}${path}`, {
@@ -97,35 +60,14 @@ async function pool(tasks, limit) {
 }
 
 async function measure(kind) {
-  const database = await createDatabase(kind);
+  const database = await createDatabase(kind, 'bench_batch');
   let server;
   try {
     const { store, ctx, close } = await openStore(database.url);
     const tenant = await createTenant(ctx, `Batch bench ${kind}`);
     const employees = await bulkEmployees(store, tenant, 3 * EMPLOYEES, { prefix: 'BB' });
     await close();
-    server = await startProcess(
-      'api',
-      [join(ROOT, 'dist/cli/main.js'), 'serve'],
-      {
-        NODE_ENV: 'production',
-        DATABASE_URL: database.url,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'warn',
-        RATE_LIMIT_PER_MINUTE: '1000000000',
-        TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000',
-      },
-      {
-        nodeFlags: profile
-          ? [
-              '--cpu-prof',
-              `--cpu-prof-dir=${join(BENCH_DIR, 'profiles')}`,
-              `--cpu-prof-name=batch-${kind}-${Date.now()}.cpuprofile`,
-            ]
-          : [],
-      },
-    );
+    server = await startApi(database.url, { nodeFlags: profile ? cpuProfileFlags(`batch-${kind}`) : [] });
     const token = await fetchToken(server.url, tenant.key.clientId, tenant.key.secret);
     const groups = {
       sequential: employees.slice(0, EMPLOYEES),

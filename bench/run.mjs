@@ -8,16 +8,23 @@
 // serve`) and the floor (bench/floor-server.mjs) as separate processes on the same database, runs every
 // scenario against both, checks the targets, prints a table and writes bench/results/.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { commandLine } from './lib/cli.mjs';
 import { runLoad } from './lib/load.mjs';
 import { refreshTokens, writeOutsideRequests } from './lib/outside.mjs';
 import { memoryOf, startProcess } from './lib/processes.mjs';
 import { apiRunsFirst, describeRatio, MIN_PAIRS, pairRatio, summarizePairs } from './lib/ratios.mjs';
+import {
+  BENCH_DIR,
+  cpuProfileFlags,
+  createDatabase,
+  PG_ADMIN_URL,
+  RATE_LIMIT,
+  ROOT,
+  serverEnv,
+  startApi,
+} from './lib/server.mjs';
 import { fetchToken } from './lib/token.mjs';
 import {
   analyze,
@@ -47,12 +54,8 @@ import {
   tokenRequests,
 } from './lib/scenarios.mjs';
 
-const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const ROOT = resolve(BENCH_DIR, '..');
-const RATE_LIMIT = 1_000_000_000;
 /** A round whose share of CPU time stolen by the hypervisor stays at or below this counts as calm. */
 const MAX_CALM_STEAL = 0.1;
-const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
 
 // ---------------------------------------------------------------------------------------------------
 // Options
@@ -112,69 +115,21 @@ if (serve && databases.length !== 1) {
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
 
 // ---------------------------------------------------------------------------------------------------
-// Databases
-
-async function createDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'punchclock-bench-'));
-    return {
-      url: `sqlite:${join(dir, 'bench.sqlite')}`,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const name = `punchclock_bench_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-// ---------------------------------------------------------------------------------------------------
 // Servers
 
-function serverEnv(databaseUrl) {
-  return {
-    NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    LOG_LEVEL: settings.logLevel,
-    RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    TOKEN_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
-    // These runs measure the most an instance serves; shedding at that load is bench/overload.mjs's.
-    OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-  };
-}
-
-async function startApi(databaseUrl, dbName) {
-  const nodeFlags = profile
-    ? [
-        '--cpu-prof',
-        `--cpu-prof-dir=${join(BENCH_DIR, 'profiles')}`,
-        `--cpu-prof-name=api-${dbName}-${Date.now()}.cpuprofile`,
-      ]
-    : [];
+function startApiOf(databaseUrl, dbName) {
+  const nodeFlags = profile ? cpuProfileFlags(`api-${dbName}`) : [];
   if (perf) nodeFlags.push('--perf-basic-prof-only-functions');
-  return startProcess('api', [join(apiRoot, 'dist/cli/main.js'), 'serve'], serverEnv(databaseUrl), {
-    nodeFlags,
-  });
+  return startApi(databaseUrl, { root: apiRoot, nodeFlags, logLevel: settings.logLevel });
 }
 
 async function startFloor(databaseUrl) {
-  return startProcess('floor', [join(BENCH_DIR, 'floor-server.mjs')], serverEnv(databaseUrl), {
-    nodeFlags: perf ? ['--perf-basic-prof-only-functions'] : [],
-  });
+  return startProcess(
+    'floor',
+    [join(BENCH_DIR, 'floor-server.mjs')],
+    serverEnv(databaseUrl, { logLevel: settings.logLevel }),
+    { nodeFlags: perf ? ['--perf-basic-prof-only-functions'] : [] },
+  );
 }
 
 function startPerf(pid, name) {
@@ -385,7 +340,7 @@ async function benchDatabase(kind) {
       `  fixtures in ${((Date.now() - t) / 1000).toFixed(1)} s: ${result.sizes.readEntries} entries in the read company (${readerCount} employees with a year each), ${result.sizes.staffEmployees} employees in the listed company, ${settings.sizes.writersPerRun} writers per run`,
     );
 
-    servers.api = await startApi(database.url, kind);
+    servers.api = await startApiOf(database.url, kind);
     servers.floor = await startFloor(database.url);
     log(
       `  API ${servers.api.url} (pid ${servers.api.pid}), floor ${servers.floor.url} (pid ${servers.floor.pid}); rate limits raised to ${RATE_LIMIT.toLocaleString('en-US')}/min`,

@@ -3,62 +3,30 @@
 // the time to the file's last byte and the server's peak RSS while it streams (docs/performance.md).
 // The company has a daily overtime threshold and the de-arbzg rule pack, so every rule runs.
 // Run after a build: `node bench/timesheets.mjs [--db=sqlite|postgres|both] [--employees=N] [--shifts=N]`.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { URLSearchParams } from 'node:url';
-import pg from 'pg';
-import { inTransaction } from '../dist/modules/context.js';
-import { createApiKey } from '../dist/modules/admin/api-keys.js';
-import { updateCompany } from '../dist/modules/admin/companies.js';
 import { commandLine } from './lib/cli.mjs';
-import { memoryOf, sampleRss, startProcess } from './lib/processes.mjs';
+import { memoryOf, sampleRss } from './lib/processes.mjs';
 import {
   analyze,
   bulkEmployees,
   bulkHistory,
+  createKey,
   createTenant,
   historyDays,
   openStore,
+  updateTenant,
 } from './lib/provision.mjs';
+import { createDatabase, startApi } from './lib/server.mjs';
+import { fetchToken } from './lib/token.mjs';
 
 const { option } = commandLine();
 const databases = option('db', 'both') === 'both' ? ['sqlite', 'postgres'] : [option('db', 'both')];
 const employeeCount = Number(option('employees', 1000));
 // --shifts=65 with --employees=5000 is the largest file the API serves (92 days): memory stays flat.
 const SHIFTS = Number(option('shifts', 22));
-const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
-const CLI = 'dist/cli/main.js';
-
-async function freshDatabase(kind) {
-  if (kind === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'punchclock-timesheets-'));
-    return {
-      url: `sqlite:${join(dir, 'bench.sqlite')}`,
-      drop: async () => rmSync(dir, { recursive: true, force: true }),
-    };
-  }
-  const name = `punchclock_timesheets_${process.pid}_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(PG_ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
 
 async function run(kind) {
-  const database = await freshDatabase(kind);
+  const database = await createDatabase(kind, 'timesheets');
   try {
     // The month: the last 22 weekdays before yesterday (or --shifts), one shift each (7.5-9 h, 30 min break).
     const days = historyDays().slice(-SHIFTS);
@@ -68,17 +36,8 @@ async function run(kind) {
     let key;
     try {
       const tenant = await createTenant(ctx, 'Payday');
-      await inTransaction(ctx, (tx, now) =>
-        updateCompany(tx, now, tenant.companyId, { dailyOvertimeAfter: '8', workingTimeRules: 'de-arbzg' }),
-      );
-      key = await inTransaction(ctx, (tx, now) =>
-        createApiKey(tx, now, {
-          companyId: tenant.companyId,
-          createdBy: tenant.adminId,
-          name: 'payroll',
-          scopes: 'attendance.reports',
-        }),
-      );
+      await updateTenant(ctx, tenant, { dailyOvertimeAfter: '8', workingTimeRules: 'de-arbzg' });
+      key = await createKey(ctx, tenant, 'payroll', 'attendance.reports');
       const employees = await bulkEmployees(store, tenant, employeeCount, { prefix: 'PAY' });
       const entries = await bulkHistory(store, tenant, employees, days);
       if (kind === 'postgres') await analyze(store);
@@ -87,25 +46,9 @@ async function run(kind) {
       await close();
     }
 
-    const server = await startProcess('api', [CLI, 'serve'], {
-      NODE_ENV: 'production',
-      DATABASE_URL: database.url,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      LOG_LEVEL: 'warn',
-    });
+    const server = await startApi(database.url);
     try {
-      const tokenResponse = await fetch(`${server.url}/api/public/v1/oauth/token`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({
-          grant_type: 'client_credentials',
-          client_id: key.clientId,
-          client_secret: key.secret,
-        }),
-      });
-      if (tokenResponse.status !== 200) throw new Error(`token: ${tokenResponse.status}`);
-      const token = (await tokenResponse.json()).access_token;
+      const token = await fetchToken(server.url, key.clientId, key.secret);
       const idleKb = memoryOf(server.pid)?.rssKb ?? null;
       const rss = sampleRss(server.pid, 20);
       const started = performance.now();

@@ -8,7 +8,12 @@ import { parseDatabaseUrl } from '../../dist/platform/config.js';
 import { createDatabase } from '../../dist/platform/db/database.js';
 import { migrateToLatest } from '../../dist/platform/db/migrate.js';
 import { createApiKey } from '../../dist/modules/admin/api-keys.js';
-import { createCompany, createSchedule, createWorkplace } from '../../dist/modules/admin/companies.js';
+import {
+  createCompany,
+  createSchedule,
+  createWorkplace,
+  updateCompany,
+} from '../../dist/modules/admin/companies.js';
 import { createUser } from '../../dist/modules/admin/users.js';
 
 export { ZONE } from './zone.mjs';
@@ -44,22 +49,27 @@ export async function createTenant(ctx, name) {
       superAdmin: true,
     }),
   );
-  const key = await inTransaction(ctx, (tx, now) =>
-    createApiKey(tx, now, {
-      companyId: company.id,
-      createdBy: admin.id,
-      name: `${name} key`,
-      scopes: ALL_SCOPES,
-    }),
-  );
-  return {
+  const tenant = {
     name,
     companyId: company.id,
     workplaceId: workplace.id,
     scheduleId: schedule.id,
     adminId: admin.id,
-    key: { id: key.id, clientId: key.clientId, secret: key.secret },
   };
+  return { ...tenant, key: await createKey(ctx, tenant, `${name} key`, ALL_SCOPES) };
+}
+
+/** One more API key of the tenant, made by its admin, with `scopes` (comma-separated). */
+export async function createKey(ctx, tenant, name, scopes) {
+  const key = await inTransaction(ctx, (tx, now) =>
+    createApiKey(tx, now, { companyId: tenant.companyId, createdBy: tenant.adminId, name, scopes }),
+  );
+  return { id: key.id, clientId: key.clientId, secret: key.secret };
+}
+
+/** Changes the tenant's company settings as `punchclock company update` does. */
+export async function updateTenant(ctx, tenant, changes) {
+  await inTransaction(ctx, (tx, now) => updateCompany(tx, now, tenant.companyId, changes));
 }
 
 function chunks(rows, size) {
