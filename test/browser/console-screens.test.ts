@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { DateTime } from 'luxon';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Json } from '../support/api.js';
 import { createPerson, type Person } from '../support/admin-api.js';
@@ -10,12 +10,12 @@ import {
   FLOW_TIMEOUT,
   HAVE_BROWSER,
   keyboardActivate,
-  launchChromium,
   openPage,
   type PageLog,
   PUBLIC,
   tabTo,
   UI_TIMEOUT,
+  useChromium,
 } from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
@@ -36,15 +36,7 @@ import {
  */
 
 const ZONE = 'Europe/Berlin';
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 declare const document: { activeElement: { textContent: string | null } | null };
 
@@ -88,7 +80,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
 
     /** The person lacking the permission: the screen is not in their navigation and says so at its address. */
     async function refusedScreen(path: string, title: string, apiPath: string, shot: string) {
-      const other = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+      const other = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const { page: own, log: ownLog } = await openPage(other);
         await signIn(own, limited, 'API keys');
@@ -132,8 +124,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'kai.keys@acme.example',
         permissions: '90',
       });
-      if (!browser) throw new Error('Chromium did not start');
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       context.setDefaultTimeout(UI_TIMEOUT);
       ({ page, log } = await openPage(context));
       await signIn(page, manager, 'Time entries');
@@ -352,7 +343,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
 
     it('Employees: refused to a person without permission 52; changes refused without 92', async () => {
       await refusedScreen('employees', 'Employees', '/employees', 'employees-no-permission');
-      const readerContext = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+      const readerContext = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const reader = await createPerson(server.ctx, acme.companyId, {
           email: 'rea.reader@acme.example',
@@ -677,7 +668,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'wes.webhooks@beta.example',
         permissions: '93',
       });
-      const other = await browser!.newContext();
+      const other = await browser().newContext();
       let betaId = '';
       try {
         const { page: betaPage } = await openPage(other);

@@ -1,14 +1,24 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import { DateTime } from 'luxon';
-import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createUser } from '../../src/modules/admin/users.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { createPerson, type Person } from '../support/admin-api.js';
+import {
+  capture,
+  fetchInPage,
+  FLOW_TIMEOUT,
+  HAVE_BROWSER,
+  keyboardActivate,
+  MINUTE,
+  openPage,
+  type PageLog,
+  PUBLIC,
+  tabTo,
+  UI_TIMEOUT,
+  useChromium,
+} from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
 import { runCli } from '../support/processes.js';
 import {
@@ -30,169 +40,16 @@ import {
  * Chromium is Debian's package; without it the suite fails under CI=true and is skipped elsewhere.
  */
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
-const IN_CI = process.env.CI === 'true';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-if (!HAVE_CHROMIUM && !IN_CI)
-  console.warn(`Chromium not found at ${CHROMIUM}: skipping the console browser tests.`);
-
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
-const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const ZONE = 'Europe/Berlin';
-const PUBLIC = '/api/public/v1';
-const ADMIN = '/api/admin/v1';
-const FLOW_TIMEOUT = 120_000;
-const UI_TIMEOUT = 15_000;
-const WIDTHS = [1280, 390] as const;
-const MINUTE = 60_000;
 
 // The functions passed to page.evaluate run in the browser; the test project has no DOM types, so the
-// few browser names they use are declared here (module scope, no global DOM in the server's program).
-declare const document: {
-  activeElement: { id: string; textContent: string | null } | null;
-  documentElement: { scrollWidth: number };
-};
-declare const window: {
-  innerWidth: number;
-  axe: { run: (context: unknown, options: unknown) => Promise<Json> };
-};
+// few browser names used here are declared (module scope, no global DOM in the server's program).
+declare const document: { activeElement: { id: string; textContent: string | null } | null };
 declare const navigator: { clipboard: { readText(): Promise<string> } };
-declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
-declare function requestAnimationFrame(callback: () => void): number;
 
-let browser: Browser | undefined;
+const browser = useChromium();
 
-beforeAll(async () => {
-  if (!HAVE_CHROMIUM) {
-    if (IN_CI) throw new Error(`Chromium is required under CI=true but ${CHROMIUM} does not exist`);
-    return;
-  }
-  // The console as `npm ci` builds it, from the current sources (never a stale build).
-  execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', 'console/tsconfig.json'], {
-    cwd: ROOT,
-  });
-  if (!existsSync(`${ROOT}dist/cli/main.js`))
-    throw new Error('run `npm run build` first: the test uses the CLI');
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
-
-/** Presses Tab until `target` has the focus (failing if it never does), and checks the focus is visible. */
-async function tabTo(page: Page, target: Locator, options: { shift?: boolean; max?: number } = {}) {
-  await target.waitFor({ state: 'attached' });
-  for (let i = 0; i <= (options.max ?? 80); i++) {
-    if (await target.evaluate((el) => el === document.activeElement)) {
-      const outline = await target.evaluate((el) => {
-        const style = getComputedStyle(el);
-        return { style: style.outlineStyle, width: parseFloat(style.outlineWidth) };
-      });
-      expect(outline.style, 'a keyboard focus is visible').not.toBe('none');
-      expect(outline.width).toBeGreaterThanOrEqual(2);
-      return;
-    }
-    await page.keyboard.press(options.shift ? 'Shift+Tab' : 'Tab');
-  }
-  throw new Error(`not reachable with the keyboard: ${target.toString()}`);
-}
-
-/** Tab to `target`, then press `key` on it (Enter for links and buttons, Space for checkboxes). */
-async function keyboardActivate(page: Page, target: Locator, key: 'Enter' | 'Space' = 'Enter') {
-  await tabTo(page, target);
-  await page.keyboard.press(key);
-}
-
-/** axe-core on the page as it is now: no serious or critical violation. */
-async function expectAccessible(page: Page, what: string) {
-  await page.evaluate(AXE_SOURCE);
-  const violations = await page.evaluate(async () => {
-    const axe = window.axe;
-    const result = await axe.run(document, {
-      runOnly: {
-        type: 'tag',
-        values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'],
-      },
-      resultTypes: ['violations'],
-    });
-    return (result.violations as Json[]).map((v) => ({
-      id: v.id as string,
-      impact: v.impact as string,
-      nodes: (v.nodes as Json[]).map((n) => (n.target as string[]).join(' ')).slice(0, 5),
-    }));
-  });
-  const blocking = violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(blocking, `axe-core on ${what}: ${JSON.stringify(blocking)}`).toEqual([]);
-}
-
-/** A screenshot at each width (and axe-core at each, since the narrow layout is different), back to 1280. */
-async function capture(page: Page, name: string, options: { axe?: boolean; fullPage?: boolean } = {}) {
-  for (const width of WIDTHS) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => resolve(null))));
-    if (options.axe !== false) await expectAccessible(page, `${name} at ${width} px`);
-    // Works at this width: nothing makes the page scroll sideways.
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, `${name} at ${width} px is wider than the screen by ${overflow} px`).toBeLessThanOrEqual(
-      0,
-    );
-    await page.screenshot({ path: `${SCREENSHOTS}${name}-${width}.png`, fullPage: options.fullPage ?? true });
-  }
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
-
-interface PageLog {
-  problems: string[];
-}
-
-async function openPage(context: BrowserContext): Promise<{ page: Page; log: PageLog }> {
-  const log: PageLog = { problems: [] };
-  const page = await context.newPage();
-  page.on('console', (message) => {
-    // The browser reports every 4xx answer as a failed resource; those are the refusals under test.
-    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource'))
-      log.problems.push(`console: ${message.text()}`);
-  });
-  page.on('pageerror', (error) => log.problems.push(`page error: ${error.message}`));
-  page.on('request', (request) => {
-    const url = new URL(request.url());
-    if (url.protocol !== 'data:' && url.hostname !== '127.0.0.1')
-      log.problems.push(`off host: ${request.url()}`);
-  });
-  return { page, log };
-}
-
-/** fetch from inside the signed-in page (its cookie, its origin), optionally with the session's CSRF token. */
-async function fetchInPage(
-  page: Page,
-  method: string,
-  path: string,
-  body?: unknown,
-  csrf?: string | null,
-): Promise<{ status: number; body: Json | null }> {
-  return page.evaluate(
-    async ({ method, path, body, csrf }) => {
-      const headers: Record<string, string> = { accept: 'application/json' };
-      if (body !== undefined) headers['content-type'] = 'application/json';
-      if (csrf) headers['x-csrf-token'] = csrf;
-      const response = await fetch(path, {
-        method,
-        headers,
-        credentials: 'same-origin',
-        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-      });
-      const text = await response.text();
-      return { status: response.status, body: text ? (JSON.parse(text) as Json) : null };
-    },
-    { method, path: `${ADMIN}${path}`, body, csrf },
-  );
-}
-
-const suite = HAVE_CHROMIUM || IN_CI ? describe : describe.skip;
+const suite = HAVE_BROWSER ? describe : describe.skip;
 
 suite.each(testDialects().map((d) => [d.name, d] as const))(
   'the console in Chromium on %s',
@@ -261,8 +118,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'sam.viewer@acme.example',
         permissions: '47,52',
       });
-      if (!browser) throw new Error('Chromium did not start');
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       context.setDefaultTimeout(UI_TIMEOUT);
       await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.listenUrl });
       ({ page, log } = await openPage(context));
@@ -322,7 +178,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         csrfToken = session.body!.csrfToken as string;
 
         // The link works once.
-        const again = await browser!.newContext();
+        const again = await browser().newContext();
         try {
           const { page: second } = await openPage(again);
           await second.goto(`${server.listenUrl}/console/#/invite/${token}`);
@@ -340,7 +196,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     it(
       'refuses a wrong password without saying which part was wrong, then signs in with the keyboard',
       async () => {
-        const other = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+        const other = await browser().newContext({ viewport: { width: 1280, height: 900 } });
         try {
           const { page: fresh, log: freshLog } = await openPage(other);
           await fresh.goto(`${server.listenUrl}/console`);
@@ -709,7 +565,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     it(
       'shows a person only the screens their permissions allow; the server refuses the rest anyway',
       async () => {
-        const other = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+        const other = await browser().newContext({ viewport: { width: 1280, height: 900 } });
         try {
           const { page: viewerPage, log: viewerLog } = await openPage(other);
           await viewerPage.goto(`${server.listenUrl}/console/#/api-keys`);
@@ -764,7 +620,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     );
 
     it('signs out with the keyboard', async () => {
-      const other = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
+      const other = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const { page: own } = await openPage(other);
         await own.goto(`${server.listenUrl}/console/`);

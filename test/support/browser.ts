@@ -1,9 +1,20 @@
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { type Browser, type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Json } from './api.js';
 
 /**
@@ -17,6 +28,8 @@ export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'];
 export const IN_CI = process.env.CI === 'true';
 export const HAVE_CHROMIUM = existsSync(CHROMIUM);
+if (!HAVE_CHROMIUM && !IN_CI)
+  console.warn(`Chromium not found at ${CHROMIUM}: skipping the console browser tests.`);
 
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SCREENSHOTS = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
@@ -27,6 +40,8 @@ export const FLOW_TIMEOUT = 120_000;
 export const UI_TIMEOUT = 15_000;
 export const WIDTHS = [1280, 390] as const;
 export const MINUTE = 60_000;
+const TSC = `${ROOT}node_modules/typescript/bin/tsc`;
+const run = promisify(execFile);
 
 // The functions passed to page.evaluate run in the browser; the test project has no DOM types, so the
 // few browser names they use are declared here (module scope, no global DOM in the server's program).
@@ -42,8 +57,30 @@ declare const window: {
 declare function getComputedStyle(element: unknown): { outlineStyle: string; outlineWidth: string };
 declare function requestAnimationFrame(callback: () => void): number;
 
+/** The time a test file may take to build the console (when stale) and start Chromium. */
+export const LAUNCH_TIMEOUT = 120_000;
+
 /**
- * Chromium for a test file: builds the console from the current sources first (never a stale build).
+ * Chromium for a test file: registers the file's beforeAll (with LAUNCH_TIMEOUT: the console's build
+ * and Chromium's start are slow on a loaded machine) and afterAll. The getter fails if Chromium did
+ * not start; the suite is skipped when it is missing outside CI (`HAVE_BROWSER`).
+ */
+export function useChromium(): () => Browser {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    browser = await launchChromium();
+  }, LAUNCH_TIMEOUT);
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (!browser) throw new Error('Chromium did not start');
+    return browser;
+  };
+}
+
+/**
+ * Chromium, after building the console from the current sources (never a stale build).
  * Undefined when Chromium is missing outside CI (the suite is then skipped).
  */
 export async function launchChromium(): Promise<Browser | undefined> {
@@ -51,13 +88,54 @@ export async function launchChromium(): Promise<Browser | undefined> {
     if (IN_CI) throw new Error(`Chromium is required under CI=true but ${CHROMIUM} does not exist`);
     return undefined;
   }
-  execFileSync(process.execPath, [`${ROOT}node_modules/typescript/bin/tsc`, '-p', 'console/tsconfig.json'], {
-    cwd: ROOT,
-  });
   if (!existsSync(`${ROOT}dist/cli/main.js`))
     throw new Error('run `npm run build` first: the test uses the CLI');
+  await buildConsole();
   mkdirSync(SCREENSHOTS, { recursive: true });
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, timeout: 60_000 });
+}
+
+const CONSOLE_SOURCES = `${ROOT}console/src`;
+const CONSOLE_BUILT = `${ROOT}console/dist`;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? filesUnder(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/** Every console source has its compiled file, written after it and after the tsconfig. */
+function consoleIsCurrent(): boolean {
+  const config = statSync(`${ROOT}console/tsconfig.json`).mtimeMs;
+  return filesUnder(CONSOLE_SOURCES)
+    .filter((file) => /\.tsx?$/.test(file) && !file.endsWith('.d.ts'))
+    .every((source) => {
+      const built = join(CONSOLE_BUILT, relative(CONSOLE_SOURCES, source)).replace(/\.tsx?$/, '.js');
+      if (!existsSync(built)) return false;
+      const at = statSync(built).mtimeMs;
+      return at >= statSync(source).mtimeMs && at >= config;
+    });
+}
+
+/**
+ * Builds the console when a source is newer than its build. A server loads the console's files once,
+ * when it starts, so another test file's server (another worker) may be starting meanwhile: tsc writes
+ * into a folder of its own, and each file is renamed into console/dist/ whole.
+ */
+async function buildConsole(): Promise<void> {
+  if (consoleIsCurrent()) return;
+  mkdirSync(`${ROOT}artifacts`, { recursive: true });
+  const out = mkdtempSync(`${ROOT}artifacts/console-build-`);
+  try {
+    await run(process.execPath, [TSC, '-p', 'console/tsconfig.json', '--outDir', out], { cwd: ROOT });
+    for (const file of filesUnder(out)) {
+      const target = join(CONSOLE_BUILT, relative(out, file));
+      mkdirSync(dirname(target), { recursive: true });
+      renameSync(file, target);
+    }
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 }
 
 /** Presses Tab until `target` has the focus (failing if it never does), and checks the focus is visible. */
