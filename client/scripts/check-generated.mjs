@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // CI drift check (`npm run client:check`, run from the repository root after a build): regenerates
-// the published description (scripts/export-openapi.mjs, against dist/) and the client's types
-// (openapi-typescript, from that fresh description) into a temporary directory, and fails when either
-// differs from the committed client/openapi.json or client/src/schema.ts. `npm run client:generate`
-// rewrites both.
+// the published description and the admin API's document (scripts/export-openapi.mjs, against dist/)
+// and the client's types (openapi-typescript, from that fresh description) into a temporary
+// directory, and fails when any differs from the committed client/openapi.json,
+// client/admin-openapi.json or client/src/schema.ts. `npm run client:generate` rewrites all three.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const committed = {
   description: join(root, 'client', 'openapi.json'),
+  admin: join(root, 'client', 'admin-openapi.json'),
   types: join(root, 'client', 'src', 'schema.ts'),
 };
 const require = createRequire(join(root, 'package.json'));
@@ -25,15 +26,20 @@ const openapiTypescriptCli = join(
 
 const dir = mkdtempSync(join(tmpdir(), 'punchclock-client-check-'));
 try {
-  const fresh = { description: join(dir, 'openapi.json'), types: join(dir, 'schema.ts') };
+  const fresh = {
+    description: join(dir, 'openapi.json'),
+    admin: join(dir, 'admin-openapi.json'),
+    types: join(dir, 'schema.ts'),
+  };
   // The committed description is the one served at the default address.
   const env = { ...process.env };
   delete env.PUBLIC_BASE_URL;
-  execFileSync(process.execPath, [join(root, 'scripts', 'export-openapi.mjs'), fresh.description], {
-    cwd: root,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  for (const args of [[fresh.description], ['--admin', fresh.admin]])
+    execFileSync(process.execPath, [join(root, 'scripts', 'export-openapi.mjs'), ...args], {
+      cwd: root,
+      env,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
   execFileSync(process.execPath, [openapiTypescriptCli, fresh.description, '-o', fresh.types], {
     cwd: root,
     env,
@@ -48,10 +54,12 @@ try {
   if (problems.length > 0) {
     console.error('client:check failed: the committed client files do not match what the code generates.');
     for (const problem of problems) console.error(`  - ${problem}`);
-    console.error('Run `npm run client:generate` and commit client/openapi.json and client/src/schema.ts.');
+    console.error(
+      'Run `npm run client:generate` and commit client/openapi.json, client/admin-openapi.json and client/src/schema.ts.',
+    );
     process.exitCode = 1;
   } else {
-    console.log('client:check: client/openapi.json and client/src/schema.ts match the code.');
+    console.log('client:check: client/openapi.json, admin-openapi.json and src/schema.ts match the code.');
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

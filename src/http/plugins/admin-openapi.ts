@@ -103,6 +103,7 @@ export function adminOpenApiDocument(routes: readonly AdminRoute[], prefix: stri
     info: {
       title: 'Punchclock admin API',
       version: 'v1',
+      contact: { name: 'Punchclock support' },
       description:
         "The console's API: a person signed in with a session cookie manages their own company. " +
         "Every state-changing request needs the X-CSRF-Token of the session and the console's Origin. " +

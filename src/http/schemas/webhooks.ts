@@ -221,6 +221,8 @@ export function webhookDescriptions(): Record<string, unknown> {
             '. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.',
           operationId: `${type.replace(/[._](\w)/g, (_m, c: string) => c.toUpperCase())}Webhook`,
           tags: ['Webhooks'],
+          // Punchclock calls the receiver (signed, see webhook-signature): none of this API's schemes apply.
+          security: [],
           parameters: DELIVERY_HEADERS.map((h) => ({
             name: h.name,
             in: 'header',
