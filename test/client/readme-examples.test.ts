@@ -6,14 +6,12 @@
 //
 // The section is read from the root README.md between `<!-- examples:start -->` and
 // `<!-- examples:end -->`.
-import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPunchclockClient } from '../../client/src/index.js';
+import { compileConsumer, consumerProject, ROOT, run } from '../support/client-package.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -22,9 +20,6 @@ import {
   type TestServer,
 } from '../support/server.js';
 
-const run = promisify(execFile);
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 const START = '<!-- examples:start -->';
 const END = '<!-- examples:end -->';
 const ZONE = 'Europe/Berlin';
@@ -112,29 +107,9 @@ describe(`README examples (from ${section.source})`, () => {
   let workDir: string;
   beforeAll(async () => {
     // The TypeScript example imports the package as a consumer does: build it, link it, compile.
-    await run(process.execPath, [TSC, '-p', join(ROOT, 'client', 'tsconfig.json')], { cwd: ROOT });
-    workDir = mkdtempSync(join(tmpdir(), 'punchclock-readme-'));
-    mkdirSync(join(workDir, 'node_modules', '@punchclock'), { recursive: true });
-    symlinkSync(join(ROOT, 'client'), join(workDir, 'node_modules', '@punchclock', 'client'), 'dir');
-    writeFileSync(join(workDir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-    writeFileSync(
-      join(workDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          outDir: 'out',
-        },
-        files: ['example.ts'],
-      }),
-    );
-    writeFileSync(join(workDir, 'example.ts'), example(blocks, 'ts').code);
+    workDir = await consumerProject('punchclock-readme-', 'example.ts', example(blocks, 'ts').code);
     try {
-      await run(process.execPath, [TSC, '-p', workDir], { cwd: workDir });
+      await compileConsumer(workDir);
     } catch (error) {
       const { stdout } = error as { stdout?: string };
       throw new Error(`the README's TypeScript example does not compile:\n${stdout ?? String(error)}`);

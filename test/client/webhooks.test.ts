@@ -1,10 +1,7 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -13,12 +10,11 @@ import {
   verifyWebhook,
   WebhookVerificationError,
 } from '../../client/src/index.js';
+import { compileConsumer, consumerProject, ROOT } from '../support/client-package.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
 import { freePort } from '../support/processes.js';
 import { WebhookReceiver } from '../support/webhook-receiver.js';
-
-const run = promisify(execFile);
 
 /*
  * The typed client's webhook operations against a real server, and its verifyWebhook checked
@@ -141,8 +137,6 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('client webhooks 
 });
 
 describe("the README's webhook receiver", () => {
-  const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-  const TSC = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   let workDir: string;
   let child: ChildProcess | undefined;
   afterAll(() => {
@@ -158,28 +152,8 @@ describe("the README's webhook receiver", () => {
     );
     const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
     expect(code).toBeDefined();
-    await run(process.execPath, [TSC, '-p', join(ROOT, 'client', 'tsconfig.json')], { cwd: ROOT });
-    workDir = mkdtempSync(join(tmpdir(), 'punchclock-receiver-'));
-    mkdirSync(join(workDir, 'node_modules', '@punchclock'), { recursive: true });
-    symlinkSync(join(ROOT, 'client'), join(workDir, 'node_modules', '@punchclock', 'client'), 'dir');
-    writeFileSync(join(workDir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
-    writeFileSync(
-      join(workDir, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          strict: true,
-          types: ['node'],
-          typeRoots: [join(ROOT, 'node_modules', '@types')],
-          outDir: 'out',
-        },
-        files: ['receiver.ts'],
-      }),
-    );
-    writeFileSync(join(workDir, 'receiver.ts'), code!);
-    await run(process.execPath, [TSC, '-p', workDir], { cwd: workDir });
+    workDir = await consumerProject('punchclock-receiver-', 'receiver.ts', code!);
+    await compileConsumer(workDir);
     const port = await freePort();
     const secret = secretOf();
     child = spawn(process.execPath, [join(workDir, 'out', 'receiver.js')], {
@@ -216,5 +190,6 @@ describe("the README's webhook receiver", () => {
     ).toBe(401);
     expect(await post(headers)).toBe(204); // a repeat: acknowledged, applied once
     await expect.poll(() => output).toBe('completed entry-1 7.5\n');
-  });
+    // Two tsc runs (the package, the receiver): as long as the README examples' build may take.
+  }, 120_000);
 });

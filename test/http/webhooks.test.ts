@@ -42,6 +42,32 @@ interface Delivery {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+type DeliveryRow = Parameters<typeof insertDeliveries>[1][number];
+
+/** A delivery row as a replay plants it: pending, never tried, a day.confirmed payload unless given. */
+function pendingDelivery(
+  row: Pick<
+    DeliveryRow,
+    'id' | 'endpoint_id' | 'company_id' | 'event_id' | 'next_attempt_at' | 'created_at'
+  > &
+    Partial<DeliveryRow>,
+): DeliveryRow {
+  return {
+    event_type: 'day.confirmed',
+    origin: 'replay',
+    payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
+    state: 'pending',
+    attempts: 0,
+    lease_owner: null,
+    lease_until: null,
+    last_status: null,
+    last_error: null,
+    last_duration_ms: null,
+    last_attempt_at: null,
+    ...row,
+  };
+}
+
 describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s', (_name, dialect) => {
   let server: TestServer;
   const receivers: WebhookReceiver[] = [];
@@ -584,25 +610,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
       .where('id', '=', endpoint.id)
       .executeTakeFirstOrThrow();
     const pending = (n: number, createdAt: string) =>
-      Array.from({ length: n }, (_, i) => ({
-        id: `pend-${endpoint.id}-${createdAt}-${i}`,
-        endpoint_id: endpoint.id,
-        company_id: stored.company_id,
-        event_id: `ev-${createdAt}-${i}`,
-        event_type: 'time_entry.opened',
-        origin: 'replay',
-        payload: '{}',
-        state: 'pending',
-        attempts: 0,
-        next_attempt_at: iso(Date.now() + 86_400_000),
-        lease_owner: null,
-        lease_until: null,
-        last_status: null,
-        last_error: null,
-        last_duration_ms: null,
-        last_attempt_at: null,
-        created_at: createdAt,
-      }));
+      Array.from({ length: n }, (_, i) =>
+        pendingDelivery({
+          id: `pend-${endpoint.id}-${createdAt}-${i}`,
+          endpoint_id: endpoint.id,
+          company_id: stored.company_id,
+          event_id: `ev-${createdAt}-${i}`,
+          event_type: 'time_entry.opened',
+          payload: '{}',
+          next_attempt_at: iso(Date.now() + 86_400_000),
+          created_at: createdAt,
+        }),
+      );
     await server.ctx.database.transaction((tx) => insertDeliveries(tx, pending(1, old)));
     await db
       .updateTable('webhook_deliveries')
@@ -671,25 +690,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     await server.ctx.database.transaction((tx) =>
       insertDeliveries(
         tx,
-        Array.from({ length: 25 }, (_, i) => ({
-          id: `${slowEndpoint.id}-backlog-${i}`,
-          endpoint_id: slowEndpoint.id,
-          company_id: stored.company_id,
-          event_id: `${slowEndpoint.id}-event-${i}`,
-          event_type: 'day.confirmed',
-          origin: 'replay',
-          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
-          state: 'pending',
-          attempts: 0,
-          next_attempt_at: due,
-          lease_owner: null,
-          lease_until: null,
-          last_status: null,
-          last_error: null,
-          last_duration_ms: null,
-          last_attempt_at: null,
-          created_at: due,
-        })),
+        Array.from({ length: 25 }, (_, i) =>
+          pendingDelivery({
+            id: `${slowEndpoint.id}-backlog-${i}`,
+            endpoint_id: slowEndpoint.id,
+            company_id: stored.company_id,
+            event_id: `${slowEndpoint.id}-event-${i}`,
+            next_attempt_at: due,
+            created_at: due,
+          }),
+        ),
       ),
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
@@ -723,25 +733,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     await server.ctx.database.transaction((tx) =>
       insertDeliveries(
         tx,
-        [failing, `${endpoint.id}-succeeds`].map((eventId) => ({
-          id: `${eventId}-delivery`,
-          endpoint_id: endpoint.id,
-          company_id: stored.company_id,
-          event_id: eventId,
-          event_type: 'day.confirmed',
-          origin: 'replay',
-          payload: '{"type":"day.confirmed","timestamp":"2026-01-01T00:00:00.000Z","data":{}}',
-          state: 'pending',
-          attempts: 0,
-          next_attempt_at: due,
-          lease_owner: null,
-          lease_until: null,
-          last_status: null,
-          last_error: null,
-          last_duration_ms: null,
-          last_attempt_at: null,
-          created_at: due,
-        })),
+        [failing, `${endpoint.id}-succeeds`].map((eventId) =>
+          pendingDelivery({
+            id: `${eventId}-delivery`,
+            endpoint_id: endpoint.id,
+            company_id: stored.company_id,
+            event_id: eventId,
+            next_attempt_at: due,
+            created_at: due,
+          }),
+        ),
       ),
     );
     await r.waitFor((got) => got.some((d) => d.status === 204));
