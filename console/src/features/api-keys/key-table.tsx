@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/table.js';
 import { StatusBadge } from '../../components/ui.js';
 import { formatInstant } from '../../format.js';
 import { type ApiKey, keyStatus } from './model.js';
@@ -9,29 +10,15 @@ export type KeyAction = (key: ApiKey, kind: 'rotate' | 'revoke', button: HTMLEle
 export function KeyTable(props: { keys: ApiKey[]; companyName: string; zone: string; onAction: KeyAction }) {
   const now = Date.now();
   return (
-    <div class="table-wrap">
-      <table class="data-table">
-        <caption class="visually-hidden">API keys of {props.companyName}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Key and client id</th>
-            <th scope="col">Scopes</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last used</th>
-            <th scope="col">Expires</th>
-            <th scope="col">Allowed IPs</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.keys.map((key) => (
-            <KeyRow key={key.id} apiKey={key} now={now} zone={props.zone} onAction={props.onAction} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption={<>API keys of {props.companyName}</>}
+      columns={['Key and client id', 'Scopes', 'Status', 'Last used', 'Expires', 'Allowed IPs']}
+      actions
+    >
+      {props.keys.map((key) => (
+        <KeyRow key={key.id} apiKey={key} now={now} zone={props.zone} onAction={props.onAction} />
+      ))}
+    </DataTable>
   );
 }
 

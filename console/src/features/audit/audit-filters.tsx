@@ -1,5 +1,5 @@
 import { SelectField } from '../../components/fields.js';
-import { Field } from '../../components/ui.js';
+import { Field, FilterCard } from '../../components/ui.js';
 import { hrefOf } from '../../router.js';
 import { ACTOR_TYPES, type Filters } from './model.js';
 
@@ -26,10 +26,7 @@ export function AuditFilters(props: {
     </Field>
   );
   return (
-    <section aria-labelledby="audit-filter-heading" class="card filters">
-      <h2 id="audit-filter-heading" class="visually-hidden">
-        Filters
-      </h2>
+    <FilterCard headingId="audit-filter-heading" heading="Filters">
       <div class="filter-row">
         <SelectField
           label="Who"
@@ -61,6 +58,6 @@ export function AuditFilters(props: {
           <a href={hrefOf(['audit-log'])}>Clear the filters</a>
         </p>
       ) : null}
-    </section>
+    </FilterCard>
   );
 }

@@ -1,5 +1,6 @@
+import { DataTable } from '../../components/table.js';
 import { SearchField } from '../../components/fields.js';
-import { Loading, Notice, ScreenHeading, StatusBadge } from '../../components/ui.js';
+import { FilterCard, Loading, Notice, ScreenHeading, StatusBadge } from '../../components/ui.js';
 import { personName } from '../../names.js';
 import { hrefOf } from '../../router.js';
 import type { EmployeeRow } from './model.js';
@@ -19,10 +20,7 @@ export function EmployeeListPage(props: { employees: Employees; canManage: boole
       </ScreenHeading>
       <Notice tone="success" message={e.status} />
       <Notice tone="error" message={e.actionError} />
-      <section aria-labelledby="employees-find-heading" class="card filters">
-        <h2 id="employees-find-heading" class="visually-hidden">
-          Find employees
-        </h2>
+      <FilterCard headingId="employees-find-heading" heading="Find employees">
         <div class="filter-row">
           <SearchField label="Find (name, email or badge id)" value={e.search} onInput={e.setSearch} />
           {canManage ? (
@@ -33,7 +31,7 @@ export function EmployeeListPage(props: { employees: Employees; canManage: boole
             </div>
           ) : null}
         </div>
-      </section>
+      </FilterCard>
       <Notice tone="error" message={e.listError} />
       {e.rows === null && !e.listError ? <Loading what="employees" /> : null}
       {e.rows ? <EmployeeResults employees={e} rows={e.rows} canManage={canManage} /> : null}
@@ -56,28 +54,15 @@ function EmployeeResults(props: { employees: Employees; rows: EmployeeRow[]; can
       {rows.length === 0 ? (
         <p>{search ? 'Nobody matches this search.' : 'There are no employees yet.'}</p>
       ) : (
-        <div class="table-wrap">
-          <table class="data-table">
-            <caption class="visually-hidden">Employees by last name</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Email</th>
-                <th scope="col">Badge id</th>
-                <th scope="col">Status</th>
-                <th scope="col">Workplace</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((row) => (
-                <EmployeeTableRow key={row.id} employees={e} row={row} canManage={props.canManage} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Employees by last name"
+          columns={['Name', 'Email', 'Badge id', 'Status', 'Workplace']}
+          actions
+        >
+          {rows.map((row) => (
+            <EmployeeTableRow key={row.id} employees={e} row={row} canManage={props.canManage} />
+          ))}
+        </DataTable>
       )}
       {e.nextCursor ? (
         <button type="button" onClick={() => void e.loadPage(e.nextCursor)}>

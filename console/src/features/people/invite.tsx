@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem, messageOf, type Person } from '../../api.js';
 import { useFormProblem } from '../../components/form-problem.js';
-import { Field, Notice } from '../../components/ui.js';
+import { TextField } from '../../components/fields.js';
+import { Notice } from '../../components/ui.js';
 import { AuthLayout } from './auth-layout.js';
 
 export const MIN_PASSWORD_LENGTH = 12;
@@ -47,43 +48,32 @@ export function InvitePage(props: { token: string; onSignedIn: (person: Person) 
       <p>Welcome to Punchclock. Choose the password you will sign in with.</p>
       <Notice tone="error" message={error} />
       <form onSubmit={(event) => void submit(event)} class="stack" noValidate>
-        <Field
+        <TextField
           id="invite-password"
           label="New password"
           hint={`At least ${MIN_PASSWORD_LENGTH} characters. A few unrelated words make a strong one.`}
           error={problem.error('password')}
-        >
-          {({ id, describedBy, invalid }) => (
-            <input
-              ref={firstRef}
-              id={id}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              type="password"
-              name="new-password"
-              autocomplete="new-password"
-              required
-              minLength={MIN_PASSWORD_LENGTH}
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field id="invite-repeat" label="Repeat the password" error={problem.error('repeat')}>
-          {({ id, describedBy, invalid }) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              aria-invalid={invalid}
-              type="password"
-              name="repeat-password"
-              autocomplete="new-password"
-              required
-              value={repeat}
-              onInput={(e) => setRepeat(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+          refusable
+          value={password}
+          onInput={setPassword}
+          input={{
+            ref: firstRef,
+            type: 'password',
+            name: 'new-password',
+            autocomplete: 'new-password',
+            required: true,
+            minLength: MIN_PASSWORD_LENGTH,
+          }}
+        />
+        <TextField
+          id="invite-repeat"
+          label="Repeat the password"
+          error={problem.error('repeat')}
+          refusable
+          value={repeat}
+          onInput={setRepeat}
+          input={{ type: 'password', name: 'repeat-password', autocomplete: 'new-password', required: true }}
+        />
         <button type="submit" class="primary" disabled={busy || props.token === ''}>
           {busy ? 'Saving…' : 'Set password and sign in'}
         </button>

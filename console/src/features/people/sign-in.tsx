@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, ApiProblem, messageOf, type Person } from '../../api.js';
-import { Field, Notice } from '../../components/ui.js';
+import { TextField } from '../../components/fields.js';
+import { Notice } from '../../components/ui.js';
 import { AuthLayout } from './auth-layout.js';
 
 /** Email and password. A wrong password and an unknown email get the same answer from the server. */
@@ -37,35 +38,18 @@ export function SignInPage(props: { notice: string | null; onSignedIn: (person: 
       <Notice tone="info" message={error ? null : props.notice} />
       <Notice tone="error" message={error} />
       <form onSubmit={(event) => void submit(event)} class="stack">
-        <Field label="Email address">
-          {({ id, describedBy }) => (
-            <input
-              ref={emailRef}
-              id={id}
-              aria-describedby={describedBy}
-              type="email"
-              name="email"
-              autocomplete="username"
-              required
-              value={email}
-              onInput={(e) => setEmail(e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field label="Password">
-          {({ id, describedBy }) => (
-            <input
-              id={id}
-              aria-describedby={describedBy}
-              type="password"
-              name="password"
-              autocomplete="current-password"
-              required
-              value={password}
-              onInput={(e) => setPassword(e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        <TextField
+          label="Email address"
+          value={email}
+          onInput={setEmail}
+          input={{ ref: emailRef, type: 'email', name: 'email', autocomplete: 'username', required: true }}
+        />
+        <TextField
+          label="Password"
+          value={password}
+          onInput={setPassword}
+          input={{ type: 'password', name: 'password', autocomplete: 'current-password', required: true }}
+        />
         <button type="submit" class="primary" disabled={busy}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>

@@ -1,5 +1,5 @@
 import { SelectField, WorkplaceChoices } from '../../components/fields.js';
-import { Field } from '../../components/ui.js';
+import { Field, FilterCard } from '../../components/ui.js';
 import { isDay } from '../../format.js';
 
 export type Go = (changes: Record<string, string | undefined>) => void;
@@ -21,10 +21,7 @@ export function TimesheetFilters(props: {
 }) {
   const { period, go } = props;
   return (
-    <section aria-labelledby="timesheet-filter-heading" class="card filters">
-      <h2 id="timesheet-filter-heading" class="visually-hidden">
-        Period and filters
-      </h2>
+    <FilterCard headingId="timesheet-filter-heading" heading="Period and filters">
       <div class="filter-row">
         <SelectField
           label="Period"
@@ -68,6 +65,6 @@ export function TimesheetFilters(props: {
           {period === 'week' ? 'Next week' : 'Next month'}
         </button>
       </div>
-    </section>
+    </FilterCard>
   );
 }

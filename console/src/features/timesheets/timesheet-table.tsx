@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/table.js';
 import { formatDay } from '../../format.js';
 import { personName } from '../../names.js';
 import { hours, type Timesheet } from './model.js';
@@ -5,28 +6,18 @@ import { hours, type Timesheet } from './model.js';
 /** One row per employee: the days with time, the totals and what the working-time rules flag. */
 export function TimesheetTable(props: { sheets: Timesheet[]; from: string; to: string }) {
   return (
-    <div class="table-wrap">
-      <table class="data-table">
-        <caption class="visually-hidden">
+    <DataTable
+      caption={
+        <>
           Timesheets from {formatDay(props.from)} to {formatDay(props.to)}
-        </caption>
-        <thead>
-          <tr>
-            <th scope="col">Employee</th>
-            <th scope="col">Days</th>
-            <th scope="col">Worked</th>
-            <th scope="col">Regular</th>
-            <th scope="col">Overtime</th>
-            <th scope="col">Working-time flags</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.sheets.map((sheet) => (
-            <SheetRow key={sheet.employee.id} sheet={sheet} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+        </>
+      }
+      columns={['Employee', 'Days', 'Worked', 'Regular', 'Overtime', 'Working-time flags']}
+    >
+      {props.sheets.map((sheet) => (
+        <SheetRow key={sheet.employee.id} sheet={sheet} />
+      ))}
+    </DataTable>
   );
 }
 

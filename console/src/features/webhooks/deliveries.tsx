@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/table.js';
 import { api } from '../../api.js';
 import { SelectField } from '../../components/fields.js';
 import { Loading, StatusBadge, ZoneNote } from '../../components/ui.js';
@@ -94,55 +95,43 @@ function lastAttempt(d: Delivery, zone: string): string {
 function DeliveryTable(props: { hooks: Webhooks; endpoint: Endpoint; deliveries: Delivery[]; zone: string }) {
   const { hooks, endpoint, zone } = props;
   return (
-    <div class="table-wrap">
-      <table class="data-table">
-        <caption class="visually-hidden">Recent deliveries, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Queued</th>
-            <th scope="col">Event</th>
-            <th scope="col">Status</th>
-            <th scope="col">Last attempt</th>
-            <th scope="col">
-              <span class="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.deliveries.map((d) => (
-            <tr key={d.id}>
-              <th scope="row" data-label="Queued" class="nowrap">
-                {formatInstant(d.createdAt, zone)}
-              </th>
-              <td data-label="Event">
-                <code>{d.eventType}</code>
-                <span class="sub"> {d.origin === 'event' ? '' : `(${d.origin})`}</span>
-              </td>
-              <td data-label="Status">
-                <StatusBadge status={DELIVERY_STATUS[d.status] ?? d.status} />
-                {d.status === 'pending' ? <span class="sub"> not sent yet</span> : null}
-              </td>
-              <td data-label="Last attempt">{lastAttempt(d, zone)}</td>
-              <td data-label="Actions" class="row-actions">
-                <button
-                  type="button"
-                  disabled={hooks.busy}
-                  aria-label={`Send again: the ${d.eventType} delivery of ${formatInstant(d.createdAt, zone)}`}
-                  onClick={(event) => {
-                    hooks.remember(event);
-                    void hooks.act(async () => {
-                      await api('POST', `/webhooks/${endpoint.id}/replay`, { deliveryId: d.id });
-                      return `The ${d.eventType} delivery is queued again.`;
-                    });
-                  }}
-                >
-                  Send again
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Recent deliveries, newest first"
+      columns={['Queued', 'Event', 'Status', 'Last attempt']}
+      actions
+    >
+      {props.deliveries.map((d) => (
+        <tr key={d.id}>
+          <th scope="row" data-label="Queued" class="nowrap">
+            {formatInstant(d.createdAt, zone)}
+          </th>
+          <td data-label="Event">
+            <code>{d.eventType}</code>
+            <span class="sub"> {d.origin === 'event' ? '' : `(${d.origin})`}</span>
+          </td>
+          <td data-label="Status">
+            <StatusBadge status={DELIVERY_STATUS[d.status] ?? d.status} />
+            {d.status === 'pending' ? <span class="sub"> not sent yet</span> : null}
+          </td>
+          <td data-label="Last attempt">{lastAttempt(d, zone)}</td>
+          <td data-label="Actions" class="row-actions">
+            <button
+              type="button"
+              disabled={hooks.busy}
+              aria-label={`Send again: the ${d.eventType} delivery of ${formatInstant(d.createdAt, zone)}`}
+              onClick={(event) => {
+                hooks.remember(event);
+                void hooks.act(async () => {
+                  await api('POST', `/webhooks/${endpoint.id}/replay`, { deliveryId: d.id });
+                  return `The ${d.eventType} delivery is queued again.`;
+                });
+              }}
+            >
+              Send again
+            </button>
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

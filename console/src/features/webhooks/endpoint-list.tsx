@@ -1,3 +1,4 @@
+import { DataTable } from '../../components/table.js';
 import { StatusBadge } from '../../components/ui.js';
 import { EndpointActions } from './endpoint-actions.js';
 import type { Endpoint } from './model.js';
@@ -14,26 +15,11 @@ export function EndpointList(props: { hooks: Webhooks; endpoints: Endpoint[] }) 
       {endpoints.length === 0 ? (
         <p>No webhook endpoint yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table class="data-table">
-            <caption class="visually-hidden">Webhook endpoints</caption>
-            <thead>
-              <tr>
-                <th scope="col">Receiver</th>
-                <th scope="col">Events</th>
-                <th scope="col">Status</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {endpoints.map((endpoint) => (
-                <EndpointRow key={endpoint.id} hooks={props.hooks} endpoint={endpoint} />
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Webhook endpoints" columns={['Receiver', 'Events', 'Status']} actions>
+          {endpoints.map((endpoint) => (
+            <EndpointRow key={endpoint.id} hooks={props.hooks} endpoint={endpoint} />
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -1,3 +1,4 @@
+import { DataTable } from '../../../components/table.js';
 import { StatusBadge } from '../../../components/ui.js';
 import { formatDay, formatHours } from '../../../format.js';
 import { isPending, type TimeEntry } from './model.js';
@@ -16,37 +17,22 @@ export function DaysSection(props: {
     <section aria-labelledby="days-heading">
       <h2 id="days-heading">Days</h2>
       <p class="hint">A confirmed day is locked: no punch or shift can be recorded on it any more.</p>
-      <div class="table-wrap">
-        <table class="data-table">
-          <caption class="visually-hidden">Days of the week</caption>
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              <th scope="col">Entries</th>
-              <th scope="col">Hours</th>
-              <th scope="col">Pending</th>
-              <th scope="col">Day status</th>
-              {canDecide ? (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {props.days.map((day) => (
-              <DayRow
-                key={day}
-                week={props.week}
-                day={day}
-                entries={props.entries.filter((e) => e.workDate === day)}
-                isConfirmed={props.confirmed.has(day)}
-                canDecide={canDecide}
-              />
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Days of the week"
+        columns={['Day', 'Entries', 'Hours', 'Pending', 'Day status']}
+        actions={canDecide}
+      >
+        {props.days.map((day) => (
+          <DayRow
+            key={day}
+            week={props.week}
+            day={day}
+            entries={props.entries.filter((e) => e.workDate === day)}
+            isConfirmed={props.confirmed.has(day)}
+            canDecide={canDecide}
+          />
+        ))}
+      </DataTable>
     </section>
   );
 }

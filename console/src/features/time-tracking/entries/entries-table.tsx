@@ -1,3 +1,4 @@
+import { DataTable } from '../../../components/table.js';
 import { StatusBadge } from '../../../components/ui.js';
 import { formatDay, formatHours } from '../../../format.js';
 import { isPending, SOURCES, time, type TimeEntry } from './model.js';
@@ -49,42 +50,28 @@ function EntriesTable(props: { week: Week; entries: TimeEntry[]; pending: TimeEn
   const { week, pending, canDecide } = props;
   const allSelected = pending.length > 0 && pending.every((e) => week.selected.includes(e.id));
   return (
-    <div class="table-wrap">
-      <table class="data-table">
-        <caption class="visually-hidden">Time entries, pending first</caption>
-        <thead>
-          <tr>
-            {canDecide ? (
-              <th scope="col" class="select-col">
-                <input
-                  type="checkbox"
-                  aria-label="Select all pending entries"
-                  checked={allSelected}
-                  disabled={pending.length === 0}
-                  onChange={(e) => week.setSelected(e.currentTarget.checked ? pending.map((p) => p.id) : [])}
-                />
-              </th>
-            ) : null}
-            <th scope="col">Day</th>
-            <th scope="col">Time</th>
-            <th scope="col">Break</th>
-            <th scope="col">Hours</th>
-            <th scope="col">Status</th>
-            <th scope="col">Source</th>
-            {canDecide ? (
-              <th scope="col">
-                <span class="visually-hidden">Actions</span>
-              </th>
-            ) : null}
-          </tr>
-        </thead>
-        <tbody>
-          {props.entries.map((entry) => (
-            <EntryRow key={entry.id} week={week} entry={entry} canDecide={canDecide} />
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Time entries, pending first"
+      columns={['Day', 'Time', 'Break', 'Hours', 'Status', 'Source']}
+      actions={canDecide}
+      first={
+        canDecide ? (
+          <th scope="col" class="select-col">
+            <input
+              type="checkbox"
+              aria-label="Select all pending entries"
+              checked={allSelected}
+              disabled={pending.length === 0}
+              onChange={(e) => week.setSelected(e.currentTarget.checked ? pending.map((p) => p.id) : [])}
+            />
+          </th>
+        ) : null
+      }
+    >
+      {props.entries.map((entry) => (
+        <EntryRow key={entry.id} week={week} entry={entry} canDecide={canDecide} />
+      ))}
+    </DataTable>
   );
 }
 

@@ -1,5 +1,5 @@
 import { SearchField, SelectField } from '../../../components/fields.js';
-import { Field } from '../../../components/ui.js';
+import { Field, FilterCard } from '../../../components/ui.js';
 import { addDays, formatDay, isDay, mondayOf, todayIn } from '../../../format.js';
 import { personName } from '../../../names.js';
 import type { EntryWeek } from './model.js';
@@ -21,10 +21,7 @@ interface WeekFiltersProps {
 export function WeekFilters(props: WeekFiltersProps) {
   const { monday, go } = props;
   return (
-    <section aria-labelledby="filter-heading" class="card filters">
-      <h2 id="filter-heading" class="visually-hidden">
-        Employee and week
-      </h2>
+    <FilterCard headingId="filter-heading" heading="Employee and week">
       <div class="filter-row">
         {props.picker ? (
           <EmployeePicker picker={props.picker} employeeId={props.employeeId} go={go} />
@@ -72,7 +69,7 @@ export function WeekFilters(props: WeekFiltersProps) {
           </>
         ) : null}
       </p>
-    </section>
+    </FilterCard>
   );
 }
 

@@ -1,6 +1,6 @@
 import { companyZone, may, PERMISSIONS } from '../../../api.js';
 import { SelectField, WorkplaceChoices } from '../../../components/fields.js';
-import { Loading, Notice, ScreenHeading, ZoneNote } from '../../../components/ui.js';
+import { FilterCard, Loading, Notice, ScreenHeading, ZoneNote } from '../../../components/ui.js';
 import { hrefOf, navigate } from '../../../router.js';
 import type { Screen, ScreenProps } from '../../../screens/registry.js';
 import { byWorkplace, countText, MAX_PAGES, POLL_SECONDS, timeOf } from './model.js';
@@ -13,10 +13,7 @@ type OpenSessions = ReturnType<typeof useOpenSessions>;
 function NowFilters(props: { open: OpenSessions; workplaceId: string; zone: string }) {
   const { open, workplaceId } = props;
   return (
-    <section aria-labelledby="now-filter-heading" class="card filters">
-      <h2 id="now-filter-heading" class="visually-hidden">
-        Workplace and updates
-      </h2>
+    <FilterCard headingId="now-filter-heading" heading="Workplace and updates">
       <div class="filter-row">
         <SelectField
           label="Workplace"
@@ -44,7 +41,7 @@ function NowFilters(props: { open: OpenSessions; workplaceId: string; zone: stri
           : `Last updated ${timeOf(new Date(open.updatedAt).toISOString(), props.zone)}. `}
         {open.paused ? 'Automatic updates are paused.' : `The list updates every ${POLL_SECONDS} seconds.`}
       </p>
-    </section>
+    </FilterCard>
   );
 }
 

@@ -1,3 +1,4 @@
+import { DataTable } from '../../../components/table.js';
 import { StatusBadge } from '../../../components/ui.js';
 import { formatInstant } from '../../../format.js';
 import { personName } from '../../../names.js';
@@ -17,39 +18,29 @@ export function SessionGroup(props: {
       <h2 id={`now-group-${id}`}>
         {name} <span class="count">({props.items.length} clocked in)</span>
       </h2>
-      <div class="table-wrap">
-        <table class="data-table">
-          <caption class="visually-hidden">Clocked in at {name}, longest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Employee</th>
-              <th scope="col">Clocked in</th>
-              <th scope="col">For</th>
-              <th scope="col">Status</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.items.map((session) => (
-              <tr key={session.timeEntryId}>
-                <th scope="row" data-label="Employee">
-                  {personName(session.employee)}
-                  {session.employee.externalId ? (
-                    <span class="sub"> badge {session.employee.externalId}</span>
-                  ) : null}
-                </th>
-                <td data-label="Clocked in">{formatInstant(session.since, zone)}</td>
-                <td data-label="For">{duration(session.since, now)}</td>
-                <td data-label="Status">
-                  <StatusBadge status={session.onBreak ? 'on_break' : 'working'} />
-                  {session.onBreak && session.breakSince ? (
-                    <span class="sub"> since {timeOf(session.breakSince, zone).slice(0, 5)}</span>
-                  ) : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption={<>Clocked in at {name}, longest first</>}
+        columns={['Employee', 'Clocked in', 'For', 'Status']}
+      >
+        {props.items.map((session) => (
+          <tr key={session.timeEntryId}>
+            <th scope="row" data-label="Employee">
+              {personName(session.employee)}
+              {session.employee.externalId ? (
+                <span class="sub"> badge {session.employee.externalId}</span>
+              ) : null}
+            </th>
+            <td data-label="Clocked in">{formatInstant(session.since, zone)}</td>
+            <td data-label="For">{duration(session.since, now)}</td>
+            <td data-label="Status">
+              <StatusBadge status={session.onBreak ? 'on_break' : 'working'} />
+              {session.onBreak && session.breakSince ? (
+                <span class="sub"> since {timeOf(session.breakSince, zone).slice(0, 5)}</span>
+              ) : null}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </section>
   );
 }
