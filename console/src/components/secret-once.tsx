@@ -7,7 +7,9 @@ interface SecretOnceProps {
   headingId: string;
   heading: ComponentChildren;
   /** What the secret is for and what to do if it is lost, after "This secret is shown only once." */
-  explanation: ComponentChildren;
+  explanation: string;
+  /** More words after the explanation, in the same paragraph (or '' for none). */
+  more?: string;
   /** The secret's field label, e.g. "Client secret". */
   label: string;
   secret: string;
@@ -43,7 +45,9 @@ export function SecretOnce(props: SecretOnceProps) {
     <section class="secret-panel" aria-labelledby={props.headingId} tabIndex={-1} ref={ref}>
       <h2 id={props.headingId}>{props.heading}</h2>
       <p>
-        <strong>This secret is shown only once.</strong> {props.explanation}
+        <strong>This secret is shown only once.</strong>
+        {` ${props.explanation}`}
+        {props.more}
       </p>
       {props.children}
       <Field label={props.label}>

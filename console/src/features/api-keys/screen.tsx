@@ -106,7 +106,7 @@ function ApiKeysScreen({ person }: ScreenProps) {
       {keys.secret ? (
         <SecretOnce
           headingId="secret-heading"
-          heading={`Secret of “${keys.secret.name}”: copy it now`}
+          heading={<>Secret of “{keys.secret.name}”: copy it now</>}
           explanation="Store it in the system that will use the key. If it is lost, rotate the key to get a new one."
           label="Client secret"
           secret={keys.secret.clientSecret}

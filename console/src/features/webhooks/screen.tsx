@@ -16,15 +16,12 @@ function EndpointSecret(props: { hooks: Webhooks; endpoint: WithSecret }) {
   return (
     <SecretOnce
       headingId="webhook-secret-heading"
-      heading={`Signing secret of ${endpoint.url}: copy it now`}
-      explanation={
-        <>
-          The receiver verifies every delivery's signature with it (Standard Webhooks). If it is lost, rotate
-          the secret.
-          {endpoint.previousSecretValidUntil
-            ? ` The previous secret keeps signing beside it until ${formatInstant(endpoint.previousSecretValidUntil, 'UTC')}.`
-            : ''}
-        </>
+      heading={<>Signing secret of {endpoint.url}: copy it now</>}
+      explanation="The receiver verifies every delivery's signature with it (Standard Webhooks). If it is lost, rotate the secret."
+      more={
+        endpoint.previousSecretValidUntil
+          ? ` The previous secret keeps signing beside it until ${formatInstant(endpoint.previousSecretValidUntil, 'UTC')}.`
+          : ''
       }
       label="Signing secret"
       secret={endpoint.secret}
