@@ -33,6 +33,14 @@ export default tseslint.config(
     },
   },
   {
+    // The console's front-end: files and functions small enough to read on one screen.
+    files: ['console/src/**/*.{ts,tsx}'],
+    rules: {
+      'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
+      'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
     files: ['**/*.mjs', '**/*.js'],
     languageOptions: {
       globals: {

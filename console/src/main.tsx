@@ -2,7 +2,8 @@ import { render } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { api, ApiProblem, messageOf, type Person, setCsrfToken, whenSessionEnds } from './api.js';
 import { Notice, ScreenHeading } from './components/ui.js';
-import { InvitePage, SignInPage } from './pages/sign-in.js';
+import { InvitePage } from './features/people/invite.js';
+import { SignInPage } from './features/people/sign-in.js';
 import { navigate, type Route, useRoute } from './router.js';
 import { SCREENS } from './screens/index.js';
 
@@ -83,6 +84,57 @@ function App() {
   );
 }
 
+/** What the main region shows: the screen, "not for you", a welcome with nothing to open, or "not found". */
+function ShellContent(props: { person: Person; route: Route; refreshSession: () => Promise<void> }) {
+  const { person, route } = props;
+  const [first] = route.segments;
+  const screen = SCREENS.find((s) => s.path === first);
+  if (screen && screen.allowed(person)) {
+    const Component = screen.component;
+    return <Component person={person} route={route} refreshSession={props.refreshSession} />;
+  }
+  if (screen)
+    return (
+      <>
+        <ScreenHeading title={screen.title} />
+        <p>Your permissions do not include this screen. Ask an administrator if you need it.</p>
+      </>
+    );
+  if (first === undefined || first === 'sign-in')
+    return SCREENS.some((s) => s.allowed(person)) ? null : (
+      <>
+        <ScreenHeading title="Welcome" />
+        <p>Your permissions do not include any screen of the console yet. Ask an administrator.</p>
+      </>
+    );
+  return (
+    <>
+      <ScreenHeading title="Page not found" />
+      <p>There is no page at this address. Choose a screen from the navigation.</p>
+    </>
+  );
+}
+
+/** The banner: the product, the company, who is signed in, and signing out. */
+function TopBar(props: { person: Person; onSignOut: () => void }) {
+  return (
+    <header class="topbar">
+      <div class="brand">
+        <span class="brand-name">Punchclock</span>
+        <span class="brand-company">{props.person.company.name}</span>
+      </div>
+      <div class="account">
+        <span class="account-email" title="Signed in as">
+          {props.person.email}
+        </span>
+        <button type="button" onClick={props.onSignOut}>
+          Sign out
+        </button>
+      </div>
+    </header>
+  );
+}
+
 function Shell(props: {
   person: Person;
   route: Route;
@@ -92,7 +144,6 @@ function Shell(props: {
   const { person, route } = props;
   const allowed = SCREENS.filter((screen) => screen.allowed(person));
   const [first] = route.segments;
-  const screen = SCREENS.find((s) => s.path === first);
   const [signOutError, setSignOutError] = useState<string | null>(null);
 
   useEffect(() => {
@@ -100,34 +151,6 @@ function Shell(props: {
     if ((first === undefined || first === 'sign-in') && allowed[0])
       navigate(`#/${allowed[0].path}`, { replace: true });
   }, [first, allowed]);
-
-  let content;
-  if (screen && screen.allowed(person)) {
-    const Component = screen.component;
-    content = <Component person={person} route={route} refreshSession={props.refreshSession} />;
-  } else if (screen) {
-    content = (
-      <>
-        <ScreenHeading title={screen.title} />
-        <p>Your permissions do not include this screen. Ask an administrator if you need it.</p>
-      </>
-    );
-  } else if (first === undefined || first === 'sign-in') {
-    content =
-      allowed.length === 0 ? (
-        <>
-          <ScreenHeading title="Welcome" />
-          <p>Your permissions do not include any screen of the console yet. Ask an administrator.</p>
-        </>
-      ) : null;
-  } else {
-    content = (
-      <>
-        <ScreenHeading title="Page not found" />
-        <p>There is no page at this address. Choose a screen from the navigation.</p>
-      </>
-    );
-  }
 
   return (
     <div class="app">
@@ -141,26 +164,13 @@ function Shell(props: {
       >
         Skip to content
       </a>
-      <header class="topbar">
-        <div class="brand">
-          <span class="brand-name">Punchclock</span>
-          <span class="brand-company">{person.company.name}</span>
-        </div>
-        <div class="account">
-          <span class="account-email" title="Signed in as">
-            {person.email}
-          </span>
-          <button
-            type="button"
-            onClick={() => {
-              setSignOutError(null);
-              props.onSignOut().catch((error: unknown) => setSignOutError(messageOf(error)));
-            }}
-          >
-            Sign out
-          </button>
-        </div>
-      </header>
+      <TopBar
+        person={person}
+        onSignOut={() => {
+          setSignOutError(null);
+          props.onSignOut().catch((error: unknown) => setSignOutError(messageOf(error)));
+        }}
+      />
       <div class="shell">
         <nav class="nav" aria-label="Main">
           <ul>
@@ -175,7 +185,7 @@ function Shell(props: {
         </nav>
         <main id="main" tabIndex={-1}>
           <Notice tone="error" message={signOutError} />
-          {content}
+          <ShellContent person={person} route={route} refreshSession={props.refreshSession} />
         </main>
       </div>
     </div>

@@ -192,3 +192,15 @@ export function Loading(props: { what: string }) {
     </p>
   );
 }
+
+/** The card of a screen's filters: a heading for screen readers only, then the controls. */
+export function FilterCard(props: { headingId: string; heading: string; children: ComponentChildren }) {
+  return (
+    <section aria-labelledby={props.headingId} class="card filters">
+      <h2 id={props.headingId} class="visually-hidden">
+        {props.heading}
+      </h2>
+      {props.children}
+    </section>
+  );
+}

@@ -1,12 +1,12 @@
-import { apiKeysScreen } from './api-keys.js';
-import { auditLogScreen } from './audit-log.js';
-import { companyScreen } from './company.js';
-import { employeesScreen } from './employees.js';
-import { nowScreen } from './now.js';
+import { apiKeysScreen } from '../features/api-keys/screen.js';
+import { auditLogScreen } from '../features/audit/screen.js';
+import { companyScreen } from '../features/companies/screen.js';
+import { employeesScreen } from '../features/employees/screen.js';
+import { timeEntriesScreen } from '../features/time-tracking/entries/screen.js';
+import { nowScreen } from '../features/time-tracking/now/screen.js';
+import { timesheetsScreen } from '../features/timesheets/screen.js';
+import { webhooksScreen } from '../features/webhooks/screen.js';
 import type { Screen } from './registry.js';
-import { timeEntriesScreen } from './time-entries.js';
-import { timesheetsScreen } from './timesheets.js';
-import { webhooksScreen } from './webhooks.js';
 
 /** Every screen, in navigation order. */
 export const SCREENS: readonly Screen[] = [

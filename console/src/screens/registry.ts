@@ -12,7 +12,8 @@ export interface ScreenProps {
 /**
  * One screen of the console: where it lives (`#/<path>`), its name in the navigation and its
  * heading, who may see it, and what it renders. The navigation, the routing and the "not for you"
- * page all come from the list in screens/index.ts, so a new screen is one file and one line there.
+ * page all come from the list in screens/index.ts, so a new screen is its feature's `screen.tsx`
+ * (console/src/features/<feature>/) and one line there.
  * Hiding a screen is a courtesy: the server checks every call again.
  */
 export interface Screen {

@@ -1,0 +1,47 @@
+import type { NamedPerson } from '../../../names.js';
+
+/** An employee as the picker lists them. */
+export interface Employee extends NamedPerson {
+  id: string;
+  externalId: string | null;
+  status: string;
+}
+
+export interface TimeEntry {
+  id: string;
+  employee: { id: string; externalId: string | null };
+  workDate: string;
+  startTime: string;
+  endTime: string | null;
+  endsNextDay: boolean;
+  totalHours: number;
+  breakMinutes: number | null;
+  status: string;
+  source: string;
+  approvedAt: string | null;
+  createdAt: string;
+}
+
+/** One employee's week: the entries, the confirmed days, the zone the times are in. */
+export interface EntryWeek {
+  items: TimeEntry[];
+  confirmedDays: string[];
+  timeZone: string;
+}
+
+export interface DecisionResult {
+  id: string;
+  status: number;
+  problem?: { detail?: string | null; title?: string };
+}
+
+export type Decision = 'approved' | 'rejected';
+
+export const SOURCES: Record<string, string> = { time_clock: 'Time clock', api_shift: 'Shift (API)' };
+
+/** "08:30" of "08:30:00"; '' for none. */
+export function time(value: string | null): string {
+  return value ? value.slice(0, 5) : '';
+}
+
+export const isPending = (entry: TimeEntry) => entry.status === 'pending_approval';
