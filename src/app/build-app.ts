@@ -25,8 +25,7 @@ import { validatorCompiler } from '../http/validation.js';
 import type { TokenService } from '../modules/auth/tokens.js';
 import { healthRoutes } from '../modules/health/routes.js';
 import { type Config, resolveUrls } from '../platform/config.js';
-import { loadCursorSecret } from '../platform/cursor-secret.js';
-import { loadWebhookKey } from '../platform/webhook-key.js';
+import { loadAppSecret } from '../platform/app-secrets.js';
 import type { Database } from '../platform/db/database.js';
 import { adminApiV1 } from './admin-api-v1.js';
 import { publicApiV1 } from './public-api-v1.js';
@@ -75,8 +74,9 @@ export async function buildApp(deps: AppDependencies) {
     unknownClientLimiter: limiters.unknownClientLimiter,
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
-    cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
-    webhookKey: await loadWebhookKey(database.db, config.webhooks.encryptionKey, now()),
+    cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
+    webhookKey: config.webhooks.encryptionKey ??
+      (await loadAppSecret(database.db, 'webhook_encryption_key', now())),
     metrics,
     overloadGate: createOverloadGate({
       config,

@@ -1,5 +1,4 @@
 import type { Command } from 'commander';
-import { loadWebhookKey } from '../../platform/webhook-key.js';
 import type { AppContext } from '../../modules/context.js';
 import type { Config } from '../../platform/config.js';
 import {
@@ -11,18 +10,19 @@ import {
   type WebhookSettings,
 } from '../../modules/webhooks/service.js';
 import { createCursorCodec } from '../../domain/cursor.js';
-import { loadCursorSecret } from '../../platform/cursor-secret.js';
+import { loadAppSecret } from '../../platform/app-secrets.js';
 import { admin } from '../io.js';
 
 async function settings(ctx: AppContext, config: Config): Promise<WebhookSettings> {
   return {
-    key: await loadWebhookKey(ctx.database.db, config.webhooks.encryptionKey, ctx.now()),
+    key: config.webhooks.encryptionKey ??
+      (await loadAppSecret(ctx.database.db, 'webhook_encryption_key', ctx.now())),
     policy: config.webhooks,
   };
 }
 
 async function cursors(ctx: AppContext) {
-  return createCursorCodec(await loadCursorSecret(ctx.database.db, ctx.now()));
+  return createCursorCodec(await loadAppSecret(ctx.database.db, 'cursor_hmac_key', ctx.now()));
 }
 
 /** `webhook create|list|delete|deliveries|replay`: an operator's endpoints receive every event type asked for. */

@@ -1,5 +1,6 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { validationError } from '../../domain/errors.js';
+import { invalidCursor } from '../../shared/pages.js';
 import { addDays, startOfDayIn } from '../../domain/time-zone.js';
 import { auditActions, listAudit } from '../audit/queries.js';
 import type { ConsolePerson } from '../console/service.js';
@@ -9,12 +10,6 @@ import type { AppContext } from '../context.js';
  * The console's audit log: who did what (a person, an API key or the command line), when, in the
  * person's own company, newest first, filterable by actor, action and days (the company's days).
  */
-
-function invalidCursor() {
-  return validationError([
-    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
-  ]);
-}
 
 function parseDetails(text: string | null): Record<string, unknown> | null {
   if (text === null) return null;

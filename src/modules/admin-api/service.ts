@@ -1,5 +1,6 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
+import { invalidCursor } from '../../shared/pages.js';
 import { isUuid } from '../../domain/ids.js';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../admin/api-keys.js';
 import { requireCompany, requireDailyThreshold, updateCompany } from '../admin/companies.js';
@@ -149,12 +150,6 @@ export function revokeKey(ctx: AppContext, person: ConsolePerson, keyId: string)
     await revokeApiKey(tx, now, key.id, actorOf(person));
     return keyListItem(await requireOwnKey(tx, person, key.id));
   });
-}
-
-function invalidCursor(): ApiError {
-  return validationError([
-    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
-  ]);
 }
 
 /** The company's employees by name, for the console's picker; `search` matches names, email, external id. */

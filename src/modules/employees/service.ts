@@ -14,14 +14,8 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import { employeeListItem } from '../views.js';
 import type { Principal } from '../auth/service.js';
-
-// NUL cannot be stored in PostgreSQL text (the query fails), and an unpaired surrogate is silently
-// replaced by U+FFFD on the way to either database, so neither can be a stored external id.
-const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
-
-export function isStorableText(value: string): boolean {
-  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
-}
+import { invalidCursor, type Page } from '../../shared/pages.js';
+import { isStorableText } from '../../shared/stored-text.js';
 
 export interface EmployeeSelector {
   id?: string | null;
@@ -82,18 +76,6 @@ async function resolveWith<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
   if (!employee)
     throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
   return employee;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
-
-export function invalidCursor(): ApiError {
-  return validationError([
-    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
-  ]);
 }
 
 export async function listEmployees(

@@ -5,7 +5,7 @@ import { idempotentLongWrite, idempotentWrite, settleWrite } from '../../http/pl
 import { requestFingerprint } from '../idempotency/service.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { compileBodyCheck, shapeValidatorCompiler } from '../../http/validation.js';
-import { parseIdempotencyKey } from '../auth/oauth-request.js';
+import { parseIdempotencyKey } from '../../shared/idempotency-key.js';
 import { validationError, type FieldError } from '../../domain/errors.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';

@@ -53,14 +53,9 @@ import type { CursorCodec } from '../../domain/cursor.js';
 import type { AppContext } from '../context.js';
 import { employeeRef, timeEntryListItem } from '../views.js';
 import type { Principal } from '../auth/service.js';
-import {
-  type EmployeeSelector,
-  invalidCursor,
-  isStorableText,
-  type Page,
-  resolveEmployee,
-  lockEmployeeForWrite,
-} from '../employees/service.js';
+import { type EmployeeSelector, resolveEmployee, lockEmployeeForWrite } from '../employees/service.js';
+import { invalidCursor, type Page } from '../../shared/pages.js';
+import { isStorableText } from '../../shared/stored-text.js';
 
 export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle' | 'break_start' | 'break_end';
 

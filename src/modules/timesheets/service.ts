@@ -10,7 +10,8 @@ import {
 } from '../../domain/timesheets/timesheet.js';
 import type { AppContext } from '../context.js';
 import type { Principal } from '../auth/service.js';
-import { invalidCursor, type Page, resolveEmployee } from '../employees/service.js';
+import { resolveEmployee } from '../employees/service.js';
+import { invalidCursor, type Page } from '../../shared/pages.js';
 import { atMostOneOf, workDateRange } from '../time-tracking/service.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import { employeeRef } from '../views.js';
