@@ -10,8 +10,8 @@ import { performance } from 'node:perf_hooks';
 import { URLSearchParams } from 'node:url';
 import pg from 'pg';
 import { inTransaction } from '../dist/modules/context.js';
-import { createApiKey } from '../dist/modules/admin/api-keys.js';
-import { updateCompany } from '../dist/modules/admin/companies.js';
+import { createApiKey } from '../dist/modules/api-keys/service.js';
+import { updateCompany } from '../dist/modules/companies/service.js';
 import { commandLine } from './lib/cli.mjs';
 import { memoryOf, sampleRss, startProcess } from './lib/processes.mjs';
 import {

@@ -1,34 +1,34 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { adminApiV1 } from './admin-api-v1.js';
+import { publicApiV1 } from './public-api-v1.js';
 import { createCursorCodec } from '../domain/cursor.js';
+import { Metrics } from '../http/metrics.js';
+import { gatedServerFactory } from '../http/overload-gate.js';
+import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
 import { consoleAssetsPlugin } from '../http/plugins/console-assets.js';
 import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
-import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
-import { Metrics } from '../http/metrics.js';
-import { gatedServerFactory } from '../http/overload-gate.js';
-import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
-import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
-import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
+import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
-import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
-import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
+import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
 import { unchargedRateLimitHeaders } from '../http/plugins/rate-limit/headers.js';
-import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
+import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
+import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
+import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
+import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
 import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
-import type { Services } from '../http/services.js';
+import { type Services } from '../http/services.js';
 import { validatorCompiler } from '../http/validation.js';
-import type { TokenService } from '../modules/auth/tokens.js';
+import { type TokenService } from '../modules/auth/tokens.js';
 import { healthRoutes } from '../modules/health/routes.js';
-import { type Config, resolveUrls } from '../platform/config.js';
 import { loadAppSecret } from '../platform/app-secrets.js';
-import type { Database } from '../platform/db/database.js';
-import { adminApiV1 } from './admin-api-v1.js';
-import { publicApiV1 } from './public-api-v1.js';
+import { type Config, resolveUrls } from '../platform/config.js';
+import { type Database } from '../platform/db/database.js';
 
 export interface AppDependencies {
   config: Config;
@@ -75,8 +75,8 @@ export async function buildApp(deps: AppDependencies) {
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
     cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
-    webhookKey: config.webhooks.encryptionKey ??
-      (await loadAppSecret(database.db, 'webhook_encryption_key', now())),
+    webhookKey:
+      config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),
     metrics,
     overloadGate: createOverloadGate({
       config,

@@ -1,4 +1,4 @@
-import { ApiError, validationError } from '../domain/errors.js';
+import { type ApiError, validationError } from '../domain/errors.js';
 
 /** A page of a cursor-paginated listing (spec, Pagination). */
 export interface Page<T> {

@@ -1,21 +1,22 @@
 import type { Command } from 'commander';
-import type { AppContext } from '../../modules/context.js';
-import type { Config } from '../../platform/config.js';
+import { admin } from '../io.js';
+import { createCursorCodec } from '../../domain/cursor.js';
+import { type AppContext } from '../../modules/context.js';
 import {
+  type WebhookSettings,
   createEndpoint,
   deleteEndpoint,
   listDeliveries,
   listEndpoints,
   replay,
-  type WebhookSettings,
 } from '../../modules/webhooks/service.js';
-import { createCursorCodec } from '../../domain/cursor.js';
 import { loadAppSecret } from '../../platform/app-secrets.js';
-import { admin } from '../io.js';
+import { type Config } from '../../platform/config.js';
 
 async function settings(ctx: AppContext, config: Config): Promise<WebhookSettings> {
   return {
-    key: config.webhooks.encryptionKey ??
+    key:
+      config.webhooks.encryptionKey ??
       (await loadAppSecret(ctx.database.db, 'webhook_encryption_key', ctx.now())),
     policy: config.webhooks,
   };

@@ -1,20 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../../domain/errors.js';
+import { requirePrincipal } from './authenticate.js';
+import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../problem.js';
+import { readIdempotencyKey } from '../write-headers.js';
 import {
+  type IdempotencyScope,
   abandonLongWrite,
   claimKey,
   claimKeyForLongWrite,
   finishLongWrite,
-  type IdempotencyScope,
   purgeExpiredIdempotencyRecords,
   requestFingerprint,
   storeOutcome,
 } from '../../modules/idempotency/service.js';
-import type { Tx } from '../../platform/db/database.js';
-import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../problem.js';
-import { readIdempotencyKey } from '../write-headers.js';
-import { requirePrincipal } from './authenticate.js';
+import { type Tx } from '../../platform/db/database.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PURGE_INTERVAL_MS = 10 * 60_000;

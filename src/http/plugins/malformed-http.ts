@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { RATE_LIMIT_HEADER_DISPLAY_NAMES, unchargedRateLimitHeaders } from './rate-limit/headers.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
+import { type RateLimiter } from './rate-limit/limiter.js';
+import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 
 /**
  * Fastify's `clientErrorHandler`: malformed HTTP never reaches the router, so the answer is written to

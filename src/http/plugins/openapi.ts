@@ -2,34 +2,36 @@ import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { SCOPES, type ScopeId } from '../../modules/auth/scopes.js';
 import { DOCS_PATH, OPENAPI_PATH, TOKEN_PATH } from '../paths.js';
 import { authenticate } from './authenticate.js';
+import { FieldErrorSchema, ProblemSchema } from '../schemas/common.js';
+import { MeSchema, TokenRequestSchema, TokenResponseSchema } from '../../modules/auth/schemas.js';
+import { SCOPES, type ScopeId } from '../../modules/auth/scopes.js';
 import {
-  ClockEventBatchBodySchema,
-  ClockEventBatchItemSchema,
-  ClockEventBatchResultSchema,
-  ClockEventBodySchema,
-  TimeEntryBreakSchema,
   EmployeeListItemSchema,
   EmployeePageSchema,
   EmployeeRefSchema,
   EmployeeSelectorSchema,
   ExternalIdBodySchema,
   ExternalIdResultSchema,
-  FieldErrorSchema,
-  MeSchema,
-  ProblemSchema,
+} from '../../modules/employees/schemas.js';
+import {
+  ClockEventBatchBodySchema,
+  ClockEventBatchItemSchema,
+  ClockEventBatchResultSchema,
+  ClockEventBodySchema,
   ShiftBodySchema,
+  TimeEntryBreakSchema,
   TimeEntryPageSchema,
   TimeEntrySchema,
-  TimesheetPageSchema,
-  TimesheetSchema,
-  TokenRequestSchema,
-  TokenResponseSchema,
   WriteResultSchema,
-} from '../schemas/common.js';
-import { WebhookDeliverySchema, WebhookEndpointSchema, webhookDescriptions } from '../schemas/webhooks.js';
+} from '../../modules/time-tracking/schemas.js';
+import { TimesheetPageSchema, TimesheetSchema } from '../../modules/timesheets/schemas.js';
+import {
+  WebhookDeliverySchema,
+  WebhookEndpointSchema,
+  webhookDescriptions,
+} from '../../modules/webhooks/schemas.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';

@@ -1,20 +1,22 @@
-import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
+import { ApiError, validationError } from '../../domain/errors.js';
 import { recordAudit } from '../audit/queries.js';
-import { appendEvents } from '../events/service.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
 import {
   type EmployeeWithZone,
   findEmployeeByExternalId,
   findEmployeeById,
-  lockEmployeeWithZone,
   listEmployeesPage,
+  lockEmployeeWithZone,
+  searchEmployees,
 } from './queries.js';
-import type { EmployeeRow } from '../../platform/db/schema.js';
-import { ApiError, validationError } from '../../domain/errors.js';
-import type { AppContext } from '../context.js';
-import { employeeListItem } from '../views.js';
-import type { Principal } from '../auth/service.js';
-import { invalidCursor, type Page } from '../../shared/pages.js';
+import { employeeListItem } from './views.js';
+import { appendEvents } from '../events/service.js';
+import { type ConsolePerson } from '../people/service.js';
+import { type Executor, type Tx, isUniqueViolation } from '../../platform/db/database.js';
+import { type EmployeeRow } from '../../platform/db/schema.js';
+import { type Page, invalidCursor } from '../../shared/pages.js';
 import { isStorableText } from '../../shared/stored-text.js';
 
 export interface EmployeeSelector {
@@ -175,4 +177,43 @@ export async function setExternalId(
     }
     throw error;
   }
+}
+
+/** The company's employees by name, for the console's picker; `search` matches names, email, external id. */
+export async function listEmployeesByName(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: { search?: string; limit?: number; cursor?: string },
+) {
+  const search = query.search?.trim() ? query.search.trim() : null;
+  const limit = query.limit ?? 50;
+  let offset = 0;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    // Bound to its listing: another company's or another search's cursor is refused.
+    if (payload?.k !== 'admin-employees' || payload.c !== person.companyId || payload.s !== search)
+      throw invalidCursor();
+    if (typeof payload.o !== 'number' || !Number.isSafeInteger(payload.o) || payload.o < 0)
+      throw invalidCursor();
+    offset = payload.o;
+  }
+  const rows = await searchEmployees(ctx.database.db, person.companyId, { search, offset, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit).map((row) => ({
+    id: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    externalId: row.external_id,
+    status: row.status,
+    workplaceId: row.workplace_id,
+  }));
+  return {
+    items,
+    nextCursor: hasMore
+      ? cursors.encode({ k: 'admin-employees', c: person.companyId, s: search, o: offset + limit })
+      : null,
+    hasMore,
+  };
 }

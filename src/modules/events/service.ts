@@ -1,11 +1,11 @@
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
-import { invalidCursor } from '../../shared/pages.js';
 import { newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import type { Principal } from '../auth/service.js';
-import type { AppContext } from '../context.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
 import { insertEvents, pruneEventsBefore, readEventsAfter, sequenceOf, takeSequence } from './queries.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
+import { invalidCursor } from '../../shared/pages.js';
 
 /**
  * The event types this service writes. An open list: later versions add types (clients ignore the

@@ -1,5 +1,4 @@
-import type { LocalizedInstant } from '../../domain/time-zone.js';
-import { addDays } from '../../domain/time-zone.js';
+import { type LocalizedInstant, addDays } from '../../domain/time-zone.js';
 
 export const MAX_FUTURE_MS = 5 * 60_000;
 export const MAX_PAST_MS = 30 * 24 * 3_600_000;

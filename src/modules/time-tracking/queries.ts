@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import { boundLimit, ONE_ROW, prepareQuery } from '../../platform/db/prepared.js';
-import type { NewTimeEntry, TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
+import { ONE_ROW, boundLimit, prepareQuery } from '../../platform/db/prepared.js';
+import { type NewTimeEntry, type TimeEntryBreakRow, type TimeEntryRow } from '../../platform/db/schema.js';
 
 /*
  * The status of an open session is written into the SQL as a literal, never bound: a bound value in

@@ -1,35 +1,22 @@
-import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
+import { type CursorCodec } from '../../domain/cursor.js';
+import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import {
+  type LocalizedInstant,
+  type ParsedInstant,
+  addDays,
+  daysBetween,
+  localizeInstant,
+  parseInstantWithOffset,
+  todayIn,
+} from '../../domain/time-zone.js';
 import { recordAudit } from '../audit/queries.js';
-import { appendEvents, type NewEvent } from '../events/service.js';
-import type { EmployeeForWrite } from '../employees/queries.js';
-import {
-  type BreakRow,
-  closeOpenBreak,
-  completeSession,
-  findBreaksOfEntries,
-  findDuplicateBreakPunch,
-  findEntryBreaks,
-  insertBreak,
-  updateOpenSession,
-  findDuplicatePunch,
-  findPunchContext,
-  findShiftContext,
-  findEmployeeEntriesPage,
-  type EntryValues,
-  type OpenSession,
-  insertTimeEntry,
-  listOpenSessions,
-} from './queries.js';
-import type { TimeEntryRow } from '../../platform/db/schema.js';
-import {
-  checkPunchWindow,
-  DUPLICATE_WINDOW_MS,
-  evaluateClockOut,
-  MAX_SESSION_MS,
-  evaluateShift,
-  resolveToggle,
-  totalHours,
-} from './punch-rules.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
+import { type EmployeeForWrite } from '../employees/queries.js';
+import { type EmployeeSelector, lockEmployeeForWrite, resolveEmployee } from '../employees/service.js';
+import { employeeRef } from '../employees/views.js';
+import { type NewEvent, appendEvents } from '../events/service.js';
 import {
   type BreakSpan,
   breakMinutes,
@@ -39,22 +26,36 @@ import {
   sessionFigures,
 } from './break-rules.js';
 import {
-  addDays,
-  daysBetween,
-  type LocalizedInstant,
-  localizeInstant,
-  type ParsedInstant,
-  parseInstantWithOffset,
-  todayIn,
-} from '../../domain/time-zone.js';
-import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
-import type { CursorCodec } from '../../domain/cursor.js';
-import type { AppContext } from '../context.js';
-import { employeeRef, timeEntryListItem } from '../views.js';
-import type { Principal } from '../auth/service.js';
-import { type EmployeeSelector, resolveEmployee, lockEmployeeForWrite } from '../employees/service.js';
-import { invalidCursor, type Page } from '../../shared/pages.js';
+  DUPLICATE_WINDOW_MS,
+  MAX_SESSION_MS,
+  checkPunchWindow,
+  evaluateClockOut,
+  evaluateShift,
+  resolveToggle,
+  totalHours,
+} from './punch-rules.js';
+import {
+  type BreakRow,
+  type EntryValues,
+  type OpenSession,
+  closeOpenBreak,
+  completeSession,
+  findBreaksOfEntries,
+  findDuplicateBreakPunch,
+  findDuplicatePunch,
+  findEmployeeEntriesPage,
+  findEntryBreaks,
+  findPunchContext,
+  findShiftContext,
+  insertBreak,
+  insertTimeEntry,
+  listOpenSessions,
+  updateOpenSession,
+} from './queries.js';
+import { timeEntryListItem } from './results.js';
+import { type Tx, isUniqueViolation, uniqueViolationTarget } from '../../platform/db/database.js';
+import { type TimeEntryRow } from '../../platform/db/schema.js';
+import { type Page, invalidCursor } from '../../shared/pages.js';
 import { isStorableText } from '../../shared/stored-text.js';
 
 export type ClockEventType = 'clock_in' | 'clock_out' | 'toggle' | 'break_start' | 'break_end';

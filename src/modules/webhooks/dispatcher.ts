@@ -1,17 +1,17 @@
 import { newId } from '../../domain/ids.js';
 import { signatureHeader } from '../../domain/webhook-signature.js';
-import type { AppContext } from '../context.js';
+import { type AppContext } from '../context.js';
 import { readEventsAfter, sequenceOf } from '../events/queries.js';
-import type { OutboundPolicy } from './address-guard.js';
-import { postWebhook, type SendOutcome } from './outbound.js';
+import { type OutboundPolicy } from './address-guard.js';
+import { type SendOutcome, postWebhook } from './outbound.js';
 import {
+  type EndpointRow,
   claimDue,
   clearFailingSince,
+  endpointFailureState,
   endpointsBehind,
   endpointsByIds,
-  endpointFailureState,
   endpointsOfDeadKeys,
-  type EndpointRow,
   keyState,
   leasedDelivery,
   lockEndpointForFanOut,

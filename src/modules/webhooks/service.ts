@@ -1,20 +1,19 @@
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import type { AppContext } from '../context.js';
 import { recordAudit } from '../audit/queries.js';
-import { EVENT_TYPES, visibleFamilies } from '../events/service.js';
+import { type AppContext } from '../context.js';
 import { sequenceOf } from '../events/queries.js';
-import { checkUrl, hostOf, type OutboundPolicy, UnsafeTarget, vetHost } from './address-guard.js';
+import { EVENT_TYPES, visibleFamilies } from '../events/service.js';
+import { type OutboundPolicy, UnsafeTarget, checkUrl, hostOf, vetHost } from './address-guard.js';
 import {
+  type DeliveryRow,
+  type EndpointRow,
   countEndpoints,
   countPendingDeliveries,
-  deletePendingDeliveriesExcept,
-  type DeliveryRow,
   deleteEndpointRows,
   deleteFinishedDeliveriesBefore,
-  type EndpointRow,
+  deletePendingDeliveriesExcept,
   eventsBetween,
   findDelivery,
   findEndpoint,
@@ -28,6 +27,7 @@ import {
   updateEndpointRow,
 } from './queries.js';
 import { newWebhookSecret, sealSecret } from './secrets.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
 
 /** Endpoints a company may have at once. */
 export const MAX_ENDPOINTS_PER_COMPANY = 20;
