@@ -1,4 +1,4 @@
-import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
 import { authenticate, requirePrincipal } from '../../http/plugins/authenticate.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { quotaHeaders } from '../../http/plugins/rate-limit/headers.js';
@@ -13,7 +13,9 @@ import { exchangeKeyForToken, findKeyForCredentials, keySecretProven } from './s
 const FORM_BODY_LIMIT = 8 * 1024;
 
 /** Spec, POST /oauth/token and Authentication: OAuth 2.0 client credentials (RFC 6749 §4.4). */
-export const tokenRoutes: FastifyPluginAsync = async (app) => {
+
+/** What the routes below share, made once per registration. */
+function tokenRouteContext(app: FastifyInstance) {
   const { services } = app;
   const oauthError = (
     reply: FastifyReply,
@@ -31,13 +33,13 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
       .headers({ 'cache-control': 'no-store', pragma: 'no-cache', ...extraHeaders })
       .send({ error, error_description: description });
   };
+  return { services, oauthError };
+}
 
-  app.addContentTypeParser(
-    'application/x-www-form-urlencoded',
-    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
-    (_request, body, done) => done(null, body),
-  );
-
+function issueTokenRoute(
+  app: FastifyInstance,
+  { services, oauthError }: ReturnType<typeof tokenRouteContext>,
+) {
   app.post(
     '/oauth/token',
     {
@@ -150,6 +152,16 @@ export const tokenRoutes: FastifyPluginAsync = async (app) => {
         .send({ access_token: result.accessToken, token_type: 'Bearer', expires_in: result.expiresIn });
     },
   );
+}
+
+export const tokenRoutes: FastifyPluginAsync = async (app) => {
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_BODY_LIMIT },
+    (_request, body, done) => done(null, body),
+  );
+  const context = tokenRouteContext(app);
+  issueTokenRoute(app, context);
 };
 
 export const DRY_RUN_HEADER = 'X-Service-Dry-Run';

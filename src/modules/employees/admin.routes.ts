@@ -19,10 +19,20 @@ import { listEmployeesByName } from './service.js';
  * Registered inside the admin API's guarded scope (app/admin-api-v1.ts): a console session, the CSRF
  * token and Origin on writes; the permission is checked here, and only the person's own company is reached.
  */
-export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function employeeAdminRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const { ctx } = services;
+  return { services, ctx };
+}
 
+function listEmployeesRoute(
+  app: TypeBoxApp,
+  { services, ctx }: ReturnType<typeof employeeAdminRouteContext>,
+) {
   app.get(
     '/employees',
     {
@@ -47,7 +57,9 @@ export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query,
       ),
   );
+}
 
+function getEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
   app.get(
     '/employees/:id',
     {
@@ -63,7 +75,9 @@ export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       getEmployee(ctx, requirePermission(request, PERMISSION_READ_EMPLOYEES), request.params.id),
   );
+}
 
+function createEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
   app.post(
     '/employees',
     {
@@ -86,7 +100,9 @@ export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(await createEmployeeOf(ctx, person, request.body));
     },
   );
+}
 
+function updateEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
   app.patch(
     '/employees/:id',
     {
@@ -113,7 +129,9 @@ export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
       ),
   );
+}
 
+function deleteEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
   app.delete(
     '/employees/:id',
     {
@@ -134,4 +152,13 @@ export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
+
+export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = employeeAdminRouteContext(app);
+  listEmployeesRoute(app, context);
+  getEmployeeRoute(app, context);
+  createEmployeeRoute(app, context);
+  updateEmployeeRoute(app, context);
+  deleteEmployeeRoute(app, context);
 };

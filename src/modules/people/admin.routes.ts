@@ -20,12 +20,13 @@ import { AcceptInvitationBodySchema, PersonSchema, SignInBodySchema } from './sc
 import { acceptInvitation, resolveSession, signIn, signOut } from './service.js';
 
 /** Sign-in, the current session, sign-out, and accepting an invitation (docs/admin-api-contract.md). */
-export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function sessionRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const settings = sessionSettings(services);
-  // Made now, not at the first unknown email: that sign-in would otherwise take two scrypts, not one.
-  await dummyPasswordHash();
-
   /** Charges one sign-in attempt to `key`; 429 rate_limited with Retry-After when over the limit. */
   const charge = async (limiter: RateLimiter, key: string, reply: FastifyReply) => {
     const quota = await limiter.hit(key, services.ctx.now());
@@ -35,7 +36,13 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       'retry-after': String(quota.retryAfterSeconds),
     });
   };
+  return { services, settings, charge };
+}
 
+function signInRoute(
+  app: TypeBoxApp,
+  { services, settings, charge }: ReturnType<typeof sessionRouteContext>,
+) {
   app.post(
     '/session',
     {
@@ -78,7 +85,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return person;
     },
   );
+}
 
+function getSessionRoute(app: TypeBoxApp, { services, settings }: ReturnType<typeof sessionRouteContext>) {
   app.get(
     '/session',
     {
@@ -97,7 +106,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return session.person;
     },
   );
+}
 
+function signOutRoute(app: TypeBoxApp, { services }: ReturnType<typeof sessionRouteContext>) {
   app.delete(
     '/session',
     {
@@ -117,7 +128,12 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+function acceptInvitationRoute(
+  app: TypeBoxApp,
+  { services, settings, charge }: ReturnType<typeof sessionRouteContext>,
+) {
   app.post(
     '/invitations/accept',
     {
@@ -156,4 +172,14 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return person;
     },
   );
+}
+
+export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // Made now, not at the first unknown email: that sign-in would otherwise take two scrypts, not one.
+  await dummyPasswordHash();
+  const context = sessionRouteContext(app);
+  signInRoute(app, context);
+  getSessionRoute(app, context);
+  signOutRoute(app, context);
+  acceptInvitationRoute(app, context);
 };

@@ -21,10 +21,17 @@ import { whoIsIn } from './status.js';
  * Registered inside the admin API's guarded scope (app/admin-api-v1.ts): a console session, the CSRF
  * token and Origin on writes; the permission is checked here, and only the person's own company is reached.
  */
-export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function timeTrackingAdminRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const { ctx } = services;
+  return { services, ctx };
+}
 
+function whoIsInRoute(app: TypeBoxApp, { services, ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
   app.get(
     '/time-clock/status',
     {
@@ -45,7 +52,9 @@ export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) =>
     async (request) =>
       whoIsIn(ctx, services.cursors, requirePermission(request, PERMISSION_READ_ENTRIES), request.query),
   );
+}
 
+function listTimeEntriesRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
   app.get(
     '/time-entries',
     {
@@ -65,7 +74,12 @@ export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) =>
     },
     async (request) => listEntries(ctx, requirePermission(request, PERMISSION_READ_ENTRIES), request.query),
   );
+}
 
+function decideTimeEntriesRoute(
+  app: TypeBoxApp,
+  { services, ctx }: ReturnType<typeof timeTrackingAdminRouteContext>,
+) {
   app.post(
     '/time-entries/decisions',
     {
@@ -95,7 +109,9 @@ export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) =>
       };
     },
   );
+}
 
+function confirmDayRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
   app.post(
     '/confirmed-days',
     {
@@ -118,4 +134,12 @@ export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) =>
       return reply.code(201).send(await confirmEmployeeDay(ctx, person, request.body));
     },
   );
+}
+
+export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = timeTrackingAdminRouteContext(app);
+  whoIsInRoute(app, context);
+  listTimeEntriesRoute(app, context);
+  decideTimeEntriesRoute(app, context);
+  confirmDayRoute(app, context);
 };

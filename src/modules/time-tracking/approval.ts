@@ -6,17 +6,16 @@ import { requireOwnEmployee } from '../employees/company-scope.js';
 import { employeeRef } from '../employees/views.js';
 import { appendEvents } from '../events/service.js';
 import { type ConsolePerson } from '../people/service.js';
-import { findEntryBreaks } from './queries.js';
 import {
   findConfirmedDay,
   findEntryCompany,
   listConfirmedDays,
   listEntriesOfEmployee,
 } from './queries/approval.js';
-import { timeEntryListItem } from './results.js';
-import { ENTRY_SOURCES } from './service.js';
+import { timeEntryListItem, ENTRY_SOURCES } from './results.js';
 import { type Tx } from '../../platform/db/database.js';
 import { notFound, notInYourCompany, requireDate, requireUuid } from '../../shared/input-checks.js';
+import { findEntryBreaks } from './queries/breaks.js';
 
 export async function confirmDay(
   tx: Tx,

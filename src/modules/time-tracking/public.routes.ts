@@ -20,8 +20,11 @@ import {
   TimeEntryPageSchema,
   WriteResultSchema,
 } from './schemas.js';
-import { clockStatus, createShift, listTimeEntries, recordClockEvent } from './service.js';
 import { parseIdempotencyKey } from '../../shared/idempotency-key.js';
+import { clockStatus } from './status.js';
+import { createShift } from './shift.js';
+import { listTimeEntries } from './entries.js';
+import { recordClockEvent } from './clock-event.js';
 
 const WRITE_ERRORS = [
   'invalid_token',
@@ -61,10 +64,19 @@ const BATCH_BODY_LIMIT_BYTES = 512 * 1024;
 /** The single endpoint's checks of a punch's values (formats, enums, lengths), with its field names. */
 const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
 
-export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function timeTrackingRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const guard = { ...services, limiter: services.resourceLimiter };
+  return { services, guard };
+}
 
+function recordClockEventRoute(
+  app: TypeBoxApp,
+  { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
+) {
   app.post(
     '/time-clock/events',
     {
@@ -103,7 +115,12 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
+}
 
+function recordClockEventsRoute(
+  app: TypeBoxApp,
+  { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
+) {
   app.post(
     '/time-clock/events/batch',
     {
@@ -181,7 +198,9 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       });
     },
   );
+}
 
+function recordShiftRoute(app: TypeBoxApp, { services, guard }: ReturnType<typeof timeTrackingRouteContext>) {
   app.post(
     '/time-entries',
     {
@@ -212,7 +231,12 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
+}
 
+function listTimeEntriesRoute(
+  app: TypeBoxApp,
+  { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
+) {
   app.get(
     '/time-entries',
     {
@@ -245,7 +269,9 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return listTimeEntries(services.ctx, services.cursors, principal, request.query);
     },
   );
+}
 
+function clockStatusRoute(app: TypeBoxApp, { services, guard }: ReturnType<typeof timeTrackingRouteContext>) {
   app.get(
     '/time-clock/status',
     {
@@ -277,4 +303,13 @@ export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return clockStatus(services.ctx, services.cursors, principal, request.query);
     },
   );
+}
+
+export const timeTrackingRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = timeTrackingRouteContext(app);
+  recordClockEventRoute(app, context);
+  recordClockEventsRoute(app, context);
+  recordShiftRoute(app, context);
+  listTimeEntriesRoute(app, context);
+  clockStatusRoute(app, context);
 };

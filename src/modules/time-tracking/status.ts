@@ -1,10 +1,15 @@
 import { type CursorCodec } from '../../domain/cursor.js';
+import { type Principal } from '../auth/service.js';
 import { findWorkplaceOfCompany, listWorkplacesOfCompany } from '../companies/queries.js';
 import { type AppContext } from '../context.js';
 import { namesOfEmployees } from '../employees/queries.js';
+import { employeeRef } from '../employees/views.js';
 import { type ConsolePerson } from '../people/service.js';
-import { clockStatus } from './service.js';
+import { atMostOneOf } from './entries.js';
+import { listOpenSessions } from './queries/status.js';
 import { notInYourCompany } from '../../shared/input-checks.js';
+import { invalidCursor } from '../../shared/pages.js';
+import { isStorableText } from '../../shared/stored-text.js';
 /* Who is clocked in: the public GET /time-clock/status, and the admin API's view of it with names. */
 
 /** Who is clocked in, oldest first: clockStatus (the public operation's service) plus names and workplaces. */
@@ -48,5 +53,68 @@ export async function whoIsIn(
       };
     }),
     timeZone: person.company.timeZone ?? 'UTC',
+  };
+}
+
+/**
+ * Who is clocked in (additive within v1, GET /time-clock/status): every open session however old,
+ * oldest first, for the whole company or one workplace or one employee, with the break in progress.
+ */
+export async function clockStatus(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  principal: Pick<Principal, 'companyId'>,
+  query: { workplaceId?: string; employeeId?: string; externalId?: string; cursor?: string; limit?: number },
+) {
+  atMostOneOf(query, ['workplaceId', 'employeeId', 'externalId']);
+  const filter: { workplaceId: string } | { employeeId: string } | { externalId: string } | null =
+    query.workplaceId !== undefined
+      ? { workplaceId: query.workplaceId.toLowerCase() }
+      : query.employeeId !== undefined
+        ? { employeeId: query.employeeId.toLowerCase() }
+        : query.externalId !== undefined
+          ? { externalId: query.externalId }
+          : null;
+  const filterKey = filter === null ? '' : JSON.stringify(filter);
+  let after: { start: string; id: string } | null = null;
+  if (query.cursor !== undefined) {
+    const p = cursors.decode(query.cursor);
+    if (
+      p?.k !== 'status' ||
+      p.c !== principal.companyId ||
+      p.f !== filterKey ||
+      typeof p.s !== 'string' ||
+      typeof p.a !== 'string'
+    )
+      throw invalidCursor();
+    after = { start: p.s, id: p.a };
+  }
+  if (filter !== null && 'externalId' in filter && !isStorableText(filter.externalId))
+    return { items: [], nextCursor: null, hasMore: false };
+  const limit = query.limit ?? 25;
+  const rows = await listOpenSessions(ctx.database.db, {
+    companyId: principal.companyId,
+    filter,
+    after,
+    limit: limit + 1,
+  });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit);
+  const last = items.at(-1);
+  return {
+    items: items.map((row) => ({
+      employee: employeeRef({ id: row.employee_id, external_id: row.external_id }),
+      timeEntryId: row.id,
+      workplaceId: row.workplace_id,
+      since: row.start_at,
+      sinceTime: row.start_time,
+      onBreak: row.break_since !== null,
+      breakSince: row.break_since,
+    })),
+    nextCursor:
+      hasMore && last
+        ? cursors.encode({ k: 'status', c: principal.companyId, f: filterKey, s: last.start_at, a: last.id })
+        : null,
+    hasMore,
   };
 }

@@ -16,7 +16,6 @@ import { resolveEmployee } from '../employees/service.js';
 import { employeeRef } from '../employees/views.js';
 import { type ConsolePerson } from '../people/service.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
-import { atMostOneOf, workDateRange } from '../time-tracking/service.js';
 import {
   type EmployeeFilter,
   type ReportBreakRow,
@@ -30,6 +29,7 @@ import {
   listReportSchedules,
 } from './queries.js';
 import { type Page, invalidCursor } from '../../shared/pages.js';
+import { atMostOneOf, workDateRange } from '../time-tracking/entries.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).

@@ -59,12 +59,22 @@ const DeliveriesQuerySchema = Type.Object(
  * the CLI's `webhook` commands and the public /webhooks operations use, as an operator (every event
  * type). Permission 93; another company's endpoint is 404 (the services look it up in the company).
  */
-export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function webhookAdminRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const { ctx } = services;
   const settings = () => ({ key: services.webhookKey, policy: services.config.webhooks });
   const TAG = 'Webhooks';
+  return { services, ctx, settings, TAG };
+}
 
+function listWebhooksRoute(
+  app: TypeBoxApp,
+  { services, ctx, TAG }: ReturnType<typeof webhookAdminRouteContext>,
+) {
   app.get(
     '/webhooks',
     {
@@ -81,7 +91,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return listEndpoints(ctx.database.db, services.cursors, person.companyId, { limit: 100 });
     },
   );
+}
 
+function createWebhookRoute(
+  app: TypeBoxApp,
+  { ctx, settings, TAG }: ReturnType<typeof webhookAdminRouteContext>,
+) {
   app.post(
     '/webhooks',
     {
@@ -110,7 +125,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(created);
     },
   );
+}
 
+function updateWebhookRoute(
+  app: TypeBoxApp,
+  { ctx, settings, TAG }: ReturnType<typeof webhookAdminRouteContext>,
+) {
   app.patch(
     '/webhooks/:id',
     {
@@ -139,7 +159,9 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
+}
 
+function deleteWebhookRoute(app: TypeBoxApp, { ctx, TAG }: ReturnType<typeof webhookAdminRouteContext>) {
   app.delete(
     '/webhooks/:id',
     {
@@ -161,7 +183,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+function rotateWebhookSecretRoute(
+  app: TypeBoxApp,
+  { ctx, settings, TAG }: ReturnType<typeof webhookAdminRouteContext>,
+) {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -186,7 +213,9 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
+}
 
+function testWebhookRoute(app: TypeBoxApp, { ctx, TAG }: ReturnType<typeof webhookAdminRouteContext>) {
   app.post(
     '/webhooks/:id/test',
     {
@@ -211,7 +240,12 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send(await queuePing(ctx, person.companyId, request.params.id));
     },
   );
+}
 
+function listWebhookDeliveriesRoute(
+  app: TypeBoxApp,
+  { services, ctx, TAG }: ReturnType<typeof webhookAdminRouteContext>,
+) {
   app.get(
     '/webhooks/:id/deliveries',
     {
@@ -239,7 +273,9 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       );
     },
   );
+}
 
+function replayWebhookRoute(app: TypeBoxApp, { ctx, TAG }: ReturnType<typeof webhookAdminRouteContext>) {
   app.post(
     '/webhooks/:id/replay',
     {
@@ -272,4 +308,16 @@ export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         );
     },
   );
+}
+
+export const webhookAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = webhookAdminRouteContext(app);
+  listWebhooksRoute(app, context);
+  createWebhookRoute(app, context);
+  updateWebhookRoute(app, context);
+  deleteWebhookRoute(app, context);
+  rotateWebhookSecretRoute(app, context);
+  testWebhookRoute(app, context);
+  listWebhookDeliveriesRoute(app, context);
+  replayWebhookRoute(app, context);
 };

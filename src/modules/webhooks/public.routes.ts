@@ -46,7 +46,10 @@ function managerOf(principal: Principal): WebhookManager {
     : { kind: 'operator', userId: principal.id };
 }
 
-export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
+
+/** What the routes below share, made once per registration. */
+function webhookRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const guard = authenticate({ ...services, limiter: services.resourceLimiter }, 'webhooks.manage');
   const security = bearerSecurity('webhooks.manage');
@@ -55,7 +58,13 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     policy: services.config.webhooks,
     onRefusal: (detail: string) => app.log.info({ detail }, 'webhook URL refused: the target is not public'),
   });
+  return { services, guard, security, settings };
+}
 
+function createWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security, settings }: ReturnType<typeof webhookRouteContext>,
+) {
   app.post(
     '/webhooks',
     {
@@ -90,7 +99,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(201).send(created);
     },
   );
+}
 
+function listWebhooksRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.get(
     '/webhooks',
     {
@@ -117,7 +131,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query,
       ),
   );
+}
 
+function getWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.get(
     '/webhooks/:id',
     {
@@ -138,7 +157,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       getEndpoint(services.ctx.database.db, requirePrincipal(request).companyId, request.params.id),
   );
+}
 
+function updateWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security, settings }: ReturnType<typeof webhookRouteContext>,
+) {
   app.patch(
     '/webhooks/:id',
     {
@@ -170,7 +194,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body,
       ),
   );
+}
 
+function deleteWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.delete(
     '/webhooks/:id',
     {
@@ -194,7 +223,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(204).send();
     },
   );
+}
 
+function rotateWebhookSecretRoute(
+  app: TypeBoxApp,
+  { services, guard, security, settings }: ReturnType<typeof webhookRouteContext>,
+) {
   app.post(
     '/webhooks/:id/rotate-secret',
     {
@@ -223,7 +257,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.params.id,
       ),
   );
+}
 
+function testWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.post(
     '/webhooks/:id/test',
     {
@@ -247,7 +286,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send({ queued: queued.queued });
     },
   );
+}
 
+function listWebhookDeliveriesRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.get(
     '/webhooks/:id/deliveries',
     {
@@ -276,7 +320,12 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.query,
       ),
   );
+}
 
+function replayWebhookRoute(
+  app: TypeBoxApp,
+  { services, guard, security }: ReturnType<typeof webhookRouteContext>,
+) {
   app.post(
     '/webhooks/:id/replay',
     {
@@ -310,4 +359,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
       return reply.code(202).send(result);
     },
   );
+}
+
+export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = webhookRouteContext(app);
+  createWebhookRoute(app, context);
+  listWebhooksRoute(app, context);
+  getWebhookRoute(app, context);
+  updateWebhookRoute(app, context);
+  deleteWebhookRoute(app, context);
+  rotateWebhookSecretRoute(app, context);
+  testWebhookRoute(app, context);
+  listWebhookDeliveriesRoute(app, context);
+  replayWebhookRoute(app, context);
 };
