@@ -2,16 +2,15 @@ import type { Command } from 'commander';
 import { admin } from '../io.js';
 import { createCursorCodec } from '../../domain/cursor.js';
 import { type AppContext } from '../../modules/context.js';
+import { loadAppSecret } from '../../platform/app-secrets.js';
+import { type Config } from '../../platform/config.js';
 import {
   type WebhookSettings,
   createEndpoint,
   deleteEndpoint,
-  listDeliveries,
   listEndpoints,
-  replay,
-} from '../../modules/webhooks/service.js';
-import { loadAppSecret } from '../../platform/app-secrets.js';
-import { type Config } from '../../platform/config.js';
+} from '../../modules/webhooks/endpoints.js';
+import { listDeliveries, replay } from '../../modules/webhooks/deliveries.js';
 
 async function settings(ctx: AppContext, config: Config): Promise<WebhookSettings> {
   return {
@@ -27,8 +26,8 @@ async function cursors(ctx: AppContext) {
 }
 
 /** `webhook create|list|delete|deliveries|replay`: an operator's endpoints receive every event type asked for. */
-export function registerWebhookCommands(program: Command): void {
-  const webhook = program.command('webhook').description("a company's webhook endpoints");
+/** `webhook create|list|delete`. */
+function registerEndpointCommands(webhook: Command): void {
   admin(
     webhook
       .command('create')
@@ -91,6 +90,10 @@ export function registerWebhookCommands(program: Command): void {
     },
     (r) => `webhook ${r.id} deleted`,
   );
+}
+
+/** `webhook deliveries|replay`. */
+function registerDeliveryCommands(webhook: Command): void {
   admin(
     webhook
       .command('deliveries')
@@ -133,4 +136,10 @@ export function registerWebhookCommands(program: Command): void {
       ),
     (r) => `${r.queued} deliveries queued`,
   );
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhook = program.command('webhook').description("a company's webhook endpoints");
+  registerEndpointCommands(webhook);
+  registerDeliveryCommands(webhook);
 }

@@ -31,18 +31,10 @@ function parseScopes(value: string): ScopeId[] {
   return scopes;
 }
 
+/** A key as `key list` prints it: the console's view without the address list and the grace period. */
 function keyListItem(row: ApiKeyRow) {
-  return {
-    id: row.id,
-    clientId: row.client_id,
-    name: row.name,
-    scopes: JSON.parse(row.scopes) as string[],
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    expiresAt: row.expires_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
-  };
+  const { allowedIps: _ips, previousSecretValidUntil: _grace, ...item } = keyView(row);
+  return item;
 }
 
 export async function createApiKey(

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { authenticate, requirePrincipal } from '../../http/plugins/authenticate.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { quotaHeaders } from '../../http/plugins/rate-limit/headers.js';
@@ -13,6 +13,63 @@ import { exchangeKeyForToken, findKeyForCredentials, keySecretProven } from './s
 const FORM_BODY_LIMIT = 8 * 1024;
 
 /** Spec, POST /oauth/token and Authentication: OAuth 2.0 client credentials (RFC 6749 §4.4). */
+
+type TokenRequestRead =
+  | { ok: false; status: 400 | 401; error: string; description: string; headers?: Record<string, string> }
+  | { ok: true; clientId: string | null; secret: string; basicChallenge: Record<string, string> };
+
+function refuse(
+  status: 400 | 401,
+  error: string,
+  description: string,
+  headers?: Record<string, string>,
+): TokenRequestRead {
+  return { ok: false, status, error, description, ...(headers ? { headers } : {}) };
+}
+
+/** The credentials of a token request (form body or HTTP Basic), or its refusal, checked in this order. */
+function readTokenRequest(request: FastifyRequest): TokenRequestRead {
+  const query = request.query as Record<string, unknown>;
+  if (query && typeof query === 'object' && 'client_secret' in query)
+    return refuse(400, 'invalid_request', 'the client secret must never be sent in the query string');
+  if (typeof request.body !== 'string')
+    return refuse(400, 'invalid_request', 'the body must be application/x-www-form-urlencoded');
+  const form = parseFormBody(request.body);
+  if (!form.ok)
+    return refuse(
+      400,
+      'invalid_request',
+      form.reason === 'repeated_parameter'
+        ? `the parameter ${form.parameter ?? ''} is repeated`.replace('  ', ' ')
+        : 'the request body cannot be read',
+    );
+  const params = form.params;
+  const basic = parseBasicAuthorization(request.headers.authorization);
+  const basicChallenge: Record<string, string> = basic.present
+    ? { 'www-authenticate': 'Basic realm="punchclock"' }
+    : {};
+  if (basic.present && params.has('client_secret'))
+    return refuse(400, 'invalid_request', 'use one authentication mechanism: HTTP Basic or client_secret');
+  const grantType = params.get('grant_type');
+  if (grantType === undefined) return refuse(400, 'invalid_request', 'grant_type is required');
+  if (grantType !== 'client_credentials')
+    return refuse(400, 'unsupported_grant_type', 'only client_credentials is supported');
+  if (basic.present && !basic.ok)
+    return refuse(401, 'invalid_client', 'client authentication failed', basicChallenge);
+
+  let clientId = params.get('client_id') ?? null;
+  let secret = params.get('client_secret') ?? null;
+  if (basic.present && basic.ok) {
+    // Either may carry the svc_ prefix or not (spec: with or without); they must name the same key.
+    if (clientId !== null && normaliseClientId(clientId) !== normaliseClientId(basic.clientId))
+      return refuse(401, 'invalid_client', 'client authentication failed', basicChallenge);
+    clientId = basic.clientId;
+    secret = basic.clientSecret;
+  }
+  if (secret === null || secret === '')
+    return refuse(401, 'invalid_client', 'client authentication is required', basicChallenge);
+  return { ok: true, clientId, secret, basicChallenge };
+}
 
 /** What the routes below share, made once per registration. */
 function tokenRouteContext(app: FastifyInstance) {
@@ -64,61 +121,9 @@ function issueTokenRoute(
       },
     },
     async (request, reply) => {
-      const query = request.query as Record<string, unknown>;
-      if (query && typeof query === 'object' && 'client_secret' in query)
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          'the client secret must never be sent in the query string',
-        );
-      if (typeof request.body !== 'string')
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          'the body must be application/x-www-form-urlencoded',
-        );
-      const form = parseFormBody(request.body);
-      if (!form.ok)
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          form.reason === 'repeated_parameter'
-            ? `the parameter ${form.parameter ?? ''} is repeated`.replace('  ', ' ')
-            : 'the request body cannot be read',
-        );
-      const params = form.params;
-      const basic = parseBasicAuthorization(request.headers.authorization);
-      const basicChallenge: Record<string, string> = basic.present
-        ? { 'www-authenticate': 'Basic realm="punchclock"' }
-        : {};
-      if (basic.present && params.has('client_secret'))
-        return oauthError(
-          reply,
-          400,
-          'invalid_request',
-          'use one authentication mechanism: HTTP Basic or client_secret',
-        );
-      const grantType = params.get('grant_type');
-      if (grantType === undefined) return oauthError(reply, 400, 'invalid_request', 'grant_type is required');
-      if (grantType !== 'client_credentials')
-        return oauthError(reply, 400, 'unsupported_grant_type', 'only client_credentials is supported');
-      if (basic.present && !basic.ok)
-        return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
-
-      let clientId = params.get('client_id') ?? null;
-      let secret = params.get('client_secret') ?? null;
-      if (basic.present && basic.ok) {
-        // Either may carry the svc_ prefix or not (spec: with or without); they must name the same key.
-        if (clientId !== null && normaliseClientId(clientId) !== normaliseClientId(basic.clientId))
-          return oauthError(reply, 401, 'invalid_client', 'client authentication failed', basicChallenge);
-        clientId = basic.clientId;
-        secret = basic.clientSecret;
-      }
-      if (secret === null || secret === '')
-        return oauthError(reply, 401, 'invalid_client', 'client authentication is required', basicChallenge);
+      const read = readTokenRequest(request);
+      if (!read.ok) return oauthError(reply, read.status, read.error, read.description, read.headers);
+      const { clientId, secret, basicChallenge } = read;
 
       const lookup = await findKeyForCredentials(services.ctx, { clientId, secret });
       const nowMs = services.ctx.now();

@@ -12,6 +12,7 @@ import {
   UpdateEmployeeBodySchema,
 } from './schemas.js';
 import { listEmployeesByName } from './service.js';
+import { type TypeBoxApp, type RouteContext, routeContext } from '../../http/route-context.js';
 
 /**
  * The company's employees in the admin API: the directory by name, one employee, and the CLI's
@@ -20,19 +21,7 @@ import { listEmployeesByName } from './service.js';
  * token and Origin on writes; the permission is checked here, and only the person's own company is reached.
  */
 
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
-
-/** What the routes below share, made once per registration. */
-function employeeAdminRouteContext(app: TypeBoxApp) {
-  const { services } = app;
-  const { ctx } = services;
-  return { services, ctx };
-}
-
-function listEmployeesRoute(
-  app: TypeBoxApp,
-  { services, ctx }: ReturnType<typeof employeeAdminRouteContext>,
-) {
+function listEmployeesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.get(
     '/employees',
     {
@@ -59,7 +48,7 @@ function listEmployeesRoute(
   );
 }
 
-function getEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
+function getEmployeeRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.get(
     '/employees/:id',
     {
@@ -77,7 +66,7 @@ function getEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAd
   );
 }
 
-function createEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
+function createEmployeeRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.post(
     '/employees',
     {
@@ -102,7 +91,7 @@ function createEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employe
   );
 }
 
-function updateEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
+function updateEmployeeRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.patch(
     '/employees/:id',
     {
@@ -131,7 +120,7 @@ function updateEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employe
   );
 }
 
-function deleteEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employeeAdminRouteContext>) {
+function deleteEmployeeRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.delete(
     '/employees/:id',
     {
@@ -155,7 +144,7 @@ function deleteEmployeeRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof employe
 }
 
 export const employeeAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const context = employeeAdminRouteContext(app);
+  const context = routeContext(app);
   listEmployeesRoute(app, context);
   getEmployeeRoute(app, context);
   createEmployeeRoute(app, context);

@@ -18,10 +18,9 @@ import { adminErrors, sessionErrors } from '../../http/schemas/responses.js';
 import { dummyPasswordHash } from './passwords.js';
 import { AcceptInvitationBodySchema, PersonSchema, SignInBodySchema } from './schemas.js';
 import { acceptInvitation, resolveSession, signIn, signOut } from './service.js';
+import { type TypeBoxApp } from '../../http/route-context.js';
 
 /** Sign-in, the current session, sign-out, and accepting an invitation (docs/admin-api-contract.md). */
-
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** What the routes below share, made once per registration. */
 function sessionRouteContext(app: TypeBoxApp) {

@@ -14,6 +14,7 @@ import {
   DecisionsResultSchema,
 } from './schemas.js';
 import { whoIsIn } from './status.js';
+import { type TypeBoxApp, type RouteContext, routeContext } from '../../http/route-context.js';
 
 /**
  * Time tracking in the admin API: who is clocked in, an employee's entries of some days, approving or
@@ -22,16 +23,7 @@ import { whoIsIn } from './status.js';
  * token and Origin on writes; the permission is checked here, and only the person's own company is reached.
  */
 
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
-
-/** What the routes below share, made once per registration. */
-function timeTrackingAdminRouteContext(app: TypeBoxApp) {
-  const { services } = app;
-  const { ctx } = services;
-  return { services, ctx };
-}
-
-function whoIsInRoute(app: TypeBoxApp, { services, ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
+function whoIsInRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.get(
     '/time-clock/status',
     {
@@ -54,7 +46,7 @@ function whoIsInRoute(app: TypeBoxApp, { services, ctx }: ReturnType<typeof time
   );
 }
 
-function listTimeEntriesRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
+function listTimeEntriesRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.get(
     '/time-entries',
     {
@@ -76,10 +68,7 @@ function listTimeEntriesRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTr
   );
 }
 
-function decideTimeEntriesRoute(
-  app: TypeBoxApp,
-  { services, ctx }: ReturnType<typeof timeTrackingAdminRouteContext>,
-) {
+function decideTimeEntriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.post(
     '/time-entries/decisions',
     {
@@ -111,7 +100,7 @@ function decideTimeEntriesRoute(
   );
 }
 
-function confirmDayRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTrackingAdminRouteContext>) {
+function confirmDayRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.post(
     '/confirmed-days',
     {
@@ -137,7 +126,7 @@ function confirmDayRoute(app: TypeBoxApp, { ctx }: ReturnType<typeof timeTrackin
 }
 
 export const timeTrackingAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
-  const context = timeTrackingAdminRouteContext(app);
+  const context = routeContext(app);
   whoIsInRoute(app, context);
   listTimeEntriesRoute(app, context);
   decideTimeEntriesRoute(app, context);

@@ -47,6 +47,26 @@ export function atMostOneOf<K extends string>(query: Partial<Record<K, unknown>>
     ]);
 }
 
+/** The payload of a cursor of this listing (this company, this range), or false. */
+function decodeEntriesCursor(
+  cursors: CursorCodec,
+  text: string,
+  principal: Pick<Principal, 'companyId'>,
+  from: string,
+  to: string,
+): Record<string, unknown> | false {
+  const p = cursors.decode(text);
+  return p?.k === 'entries' &&
+    p.c === principal.companyId &&
+    p.f === from &&
+    p.t === to &&
+    typeof p.e === 'string' &&
+    typeof p.w === 'string' &&
+    typeof p.a === 'string'
+    ? p
+    : false;
+}
+
 export async function listTimeEntries(
   ctx: AppContext,
   cursors: CursorCodec,
@@ -69,24 +89,12 @@ export async function listTimeEntries(
   const selector = { id: query.employeeId ?? null, externalId: query.externalId ?? null };
   // The cursor's own checks (signature, listing, range) come first; whether it belongs to this
   // employee is known once the employee is read, in the same statement as the page (see below).
-  let cursor: Record<string, unknown> | null = null;
-  if (query.cursor !== undefined) {
-    const p = cursors.decode(query.cursor);
-    if (
-      p?.k === 'entries' &&
-      p.c === principal.companyId &&
-      p.f === from &&
-      p.t === to &&
-      typeof p.e === 'string' &&
-      typeof p.w === 'string' &&
-      typeof p.a === 'string'
-    )
-      cursor = p;
-    else {
-      // Spec order: an unknown employee is 404 before a bad cursor is 422.
-      await resolveEmployee(ctx.database.db, principal.companyId, selector);
-      throw invalidCursor();
-    }
+  const cursor =
+    query.cursor === undefined ? null : decodeEntriesCursor(cursors, query.cursor, principal, from, to);
+  if (cursor === false) {
+    // Spec order: an unknown employee is 404 before a bad cursor is 422.
+    await resolveEmployee(ctx.database.db, principal.companyId, selector);
+    throw invalidCursor();
   }
   if (selector.externalId !== null && !isStorableText(selector.externalId))
     throw new ApiError(

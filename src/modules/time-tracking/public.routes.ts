@@ -25,6 +25,7 @@ import { clockStatus } from './status.js';
 import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
+import { type TypeBoxApp } from '../../http/route-context.js';
 
 const WRITE_ERRORS = [
   'invalid_token',
@@ -63,8 +64,6 @@ const EVENTS_PATH = `${API_PREFIX}/time-clock/events`;
 const BATCH_BODY_LIMIT_BYTES = 512 * 1024;
 /** The single endpoint's checks of a punch's values (formats, enums, lengths), with its field names. */
 const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
-
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** What the routes below share, made once per registration. */
 function timeTrackingRouteContext(app: TypeBoxApp) {

@@ -17,13 +17,12 @@ import {
 import {
   createEndpoint,
   deleteEndpoint,
-  listDeliveries,
   listEndpoints,
-  queuePing,
-  replay,
   rotateEndpointSecret,
   updateEndpoint,
-} from './service.js';
+} from './endpoints.js';
+import { listDeliveries, queuePing, replay } from './deliveries.js';
+import { type TypeBoxApp } from '../../http/route-context.js';
 
 const AdminWebhookUpdateSchema = Type.Object(
   {
@@ -59,8 +58,6 @@ const DeliveriesQuerySchema = Type.Object(
  * the CLI's `webhook` commands and the public /webhooks operations use, as an operator (every event
  * type). Permission 93; another company's endpoint is 404 (the services look it up in the company).
  */
-
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** What the routes below share, made once per registration. */
 function webhookAdminRouteContext(app: TypeBoxApp) {

@@ -19,7 +19,8 @@ import {
   updateEndpointRow,
 } from './queries.js';
 import { openSecret } from './secrets.js';
-import { queueEvents, receivableTypes } from './service.js';
+import { queueEvents } from './deliveries.js';
+import { receivableTypes } from './endpoints.js';
 
 /*
  * The dispatcher, run by every `serve` instance (docs/architecture.md, "Webhooks"):

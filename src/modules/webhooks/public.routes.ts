@@ -22,13 +22,12 @@ import {
   createEndpoint,
   deleteEndpoint,
   getEndpoint,
-  listDeliveries,
   listEndpoints,
-  queuePing,
-  replay,
   rotateEndpointSecret,
   updateEndpoint,
-} from './service.js';
+} from './endpoints.js';
+import { listDeliveries, queuePing, replay } from './deliveries.js';
+import { type TypeBoxApp } from '../../http/route-context.js';
 
 const TAG = 'Webhooks';
 const READ_ERRORS = ['invalid_token', 'insufficient_scope', 'validation_failed', 'rate_limited'] as const;
@@ -45,8 +44,6 @@ function managerOf(principal: Principal): WebhookManager {
     ? { kind: 'api_key', keyId: principal.id }
     : { kind: 'operator', userId: principal.id };
 }
-
-type TypeBoxApp = Parameters<FastifyPluginAsyncTypebox>[0];
 
 /** What the routes below share, made once per registration. */
 function webhookRouteContext(app: TypeBoxApp) {

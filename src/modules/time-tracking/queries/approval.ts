@@ -1,4 +1,5 @@
 import { type Executor } from '../../../platform/db/database.js';
+import { LIST_COLUMNS } from './entries.js';
 /* Rows behind the approval of an employee's days: their entries, the confirmed days, an entry's company. */
 
 export function findEntryCompany(db: Executor, entryId: string) {
@@ -9,20 +10,7 @@ export function findEntryCompany(db: Executor, entryId: string) {
 export function listEntriesOfEmployee(db: Executor, employeeId: string, from: string, to: string) {
   return db
     .selectFrom('time_entries')
-    .select([
-      'id',
-      'work_date',
-      'start_time',
-      'end_time',
-      'ends_next_day',
-      'net_seconds',
-      'break_minutes',
-      'status',
-      'source',
-      'approved_at',
-      'created_at',
-      'start_at',
-    ])
+    .select([...LIST_COLUMNS, 'start_at'])
     .where('employee_id', '=', employeeId)
     .where('work_date', '>=', from)
     .where('work_date', '<=', to)
