@@ -7,7 +7,6 @@ import { generateClientId, generateSecret, hashSecret } from '../auth/key-secret
 import { SCOPE_IDS, type ScopeId, isScopeId, mayGrantScope, mayManageKeys } from '../auth/scopes.js';
 import { requireCompany } from '../companies/service.js';
 import { type Actor, type AppContext, actorOf, inTransaction } from '../context.js';
-import { type ConsolePerson } from '../people/service.js';
 import { requireUser, userPermissions } from '../people/users.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { type ApiKeyRow } from '../../platform/db/schema.js';
@@ -20,6 +19,7 @@ import {
   requireText,
   requireUuid,
 } from '../../shared/input-checks.js';
+import { type ConsolePerson } from '../people/person.js';
 
 function parseScopes(value: string): ScopeId[] {
   const scopes: ScopeId[] = [];

@@ -3,8 +3,8 @@ import { validationError } from '../../domain/errors.js';
 import { addDays, startOfDayIn } from '../../domain/time-zone.js';
 import { auditActions, listAudit } from './queries.js';
 import { type AppContext } from '../context.js';
-import { type ConsolePerson } from '../people/service.js';
 import { invalidCursor } from '../../shared/pages.js';
+import { type ConsolePerson } from '../people/person.js';
 
 /*
  * The console's audit log: who did what (a person, an API key or the command line), when, in the

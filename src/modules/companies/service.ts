@@ -4,7 +4,6 @@ import { RULE_PACKS, isRulePack } from '../../domain/timesheets/rules.js';
 import { auditBase, recordAudit } from '../audit/queries.js';
 import { listSchedulesOfCompany, listWorkplacesOfCompany } from './queries.js';
 import { type Actor, type AppContext, actorOf, inTransaction } from '../context.js';
-import { type ConsolePerson } from '../people/service.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { type CompanyRow } from '../../platform/db/schema.js';
 import {
@@ -16,6 +15,7 @@ import {
   requireTimeZone,
   requireUuid,
 } from '../../shared/input-checks.js';
+import { type ConsolePerson } from '../people/person.js';
 
 /** A new company's timesheet settings: weeks start on Monday, no daily threshold, no rule pack. */
 const TIMESHEET_DEFAULTS = {

@@ -10,9 +10,9 @@ import {
   updateEmployee,
 } from './changes.js';
 import { findEmployeeDetail, findEmployeeOfCompany } from './queries.js';
-import { type ConsolePerson } from '../people/service.js';
 import { type Executor } from '../../platform/db/database.js';
 import { notInYourCompany } from '../../shared/input-checks.js';
+import { type ConsolePerson } from '../people/person.js';
 /*
  * The employee operations for a person of one company (the admin API): the CLI's own operations
  * (changes.ts), run only after making sure the employee, workplace and schedule named belong to the

@@ -66,7 +66,7 @@ export async function lockEmployeeWithZone(
     : lockByExternalId.executeTakeFirst(tx, { companyId, value: by.externalId });
 }
 
-/** The columns of an employee list item (see views.ts): pages read nothing else. */
+/** The columns of an employee list item (see views.ts, employeeListItem): pages read nothing else. */
 export const EMPLOYEE_LIST_COLUMNS = [
   'id',
   'external_id',

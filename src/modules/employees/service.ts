@@ -13,11 +13,11 @@ import {
 } from './queries.js';
 import { employeeListItem } from './views.js';
 import { appendEvents } from '../events/service.js';
-import { type ConsolePerson } from '../people/service.js';
 import { type Executor, type Tx, isUniqueViolation } from '../../platform/db/database.js';
 import { type EmployeeRow } from '../../platform/db/schema.js';
 import { type Page, invalidCursor } from '../../shared/pages.js';
 import { isStorableText } from '../../shared/stored-text.js';
+import { type ConsolePerson } from '../people/person.js';
 
 export interface EmployeeSelector {
   id?: string | null;

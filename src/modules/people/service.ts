@@ -1,3 +1,4 @@
+import type { ConsolePerson } from './person.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
 import { recordAudit } from '../audit/queries.js';
@@ -33,17 +34,6 @@ import { invalid } from '../../shared/input-checks.js';
 export interface SessionSettings {
   idleMinutes: number;
   maxHours: number;
-}
-
-/** The signed-in person as the console sees them (contract: Person). */
-export interface ConsolePerson {
-  id: string;
-  email: string;
-  companyId: string;
-  permissions: number[];
-  superAdmin: boolean;
-  csrfToken: string;
-  company: { id: string; name: string; timeZone: string | null };
 }
 
 /** A session found for a request: the person, and what the CSRF check compares with. */

@@ -5,7 +5,6 @@ import { type Actor, type AppContext, actorOf, inTransaction } from '../context.
 import { requireOwnEmployee } from '../employees/company-scope.js';
 import { employeeRef } from '../employees/views.js';
 import { appendEvents } from '../events/service.js';
-import { type ConsolePerson } from '../people/service.js';
 import {
   findConfirmedDay,
   findEntryCompany,
@@ -16,6 +15,7 @@ import { timeEntryListItem, ENTRY_SOURCES } from './results.js';
 import { type Tx } from '../../platform/db/database.js';
 import { notFound, notInYourCompany, requireDate, requireUuid } from '../../shared/input-checks.js';
 import { findEntryBreaks } from './queries/breaks.js';
+import { type ConsolePerson } from '../people/person.js';
 
 export async function confirmDay(
   tx: Tx,

@@ -4,12 +4,12 @@ import { findWorkplaceOfCompany, listWorkplacesOfCompany } from '../companies/qu
 import { type AppContext } from '../context.js';
 import { namesOfEmployees } from '../employees/queries.js';
 import { employeeRef } from '../employees/views.js';
-import { type ConsolePerson } from '../people/service.js';
 import { atMostOneOf } from './entries.js';
 import { listOpenSessions } from './queries/status.js';
 import { notInYourCompany } from '../../shared/input-checks.js';
 import { invalidCursor } from '../../shared/pages.js';
 import { isStorableText } from '../../shared/stored-text.js';
+import { type ConsolePerson } from '../people/person.js';
 /* Who is clocked in: the public GET /time-clock/status, and the admin API's view of it with names. */
 
 /** Who is clocked in, oldest first: clockStatus (the public operation's service) plus names and workplaces. */

@@ -1,7 +1,6 @@
 import { stringify } from 'csv-stringify/sync';
 import { type CursorCodec } from '../../domain/cursor.js';
 import { type AppContext } from '../context.js';
-import { type ConsolePerson } from '../people/service.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import {
   type AdminTimesheetQuery,
@@ -10,6 +9,7 @@ import {
   planOf,
   timesheetBatch,
 } from './service.js';
+import { type ConsolePerson } from '../people/person.js';
 /* The payroll CSV of a range of days: its columns, quoting and formula guard, written in batches. */
 
 /** The payroll file's columns, in this order (docs/timesheets.md); stable within v1. */

@@ -14,7 +14,6 @@ import { type AppContext } from '../context.js';
 import { findEmployeeOfCompany, namesOfEmployees } from '../employees/queries.js';
 import { resolveEmployee } from '../employees/service.js';
 import { employeeRef } from '../employees/views.js';
-import { type ConsolePerson } from '../people/service.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import {
   type EmployeeFilter,
@@ -30,6 +29,7 @@ import {
 } from './queries.js';
 import { type Page, invalidCursor } from '../../shared/pages.js';
 import { atMostOneOf, workDateRange } from '../time-tracking/entries.js';
+import { type ConsolePerson } from '../people/person.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).

@@ -117,7 +117,7 @@ export async function updateOpenSession(
   await openSessionUpdateQuery.executeWrite(tx, { id, ...patch });
 }
 
-/** The columns of a time-entry list item (modules/views.ts): pages read nothing else. */
+/** The columns of a time-entry list item (results.ts, timeEntryListItem): pages read nothing else. */
 export const LIST_COLUMNS = [
   'id',
   'work_date',
