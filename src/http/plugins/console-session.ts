@@ -1,7 +1,13 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { type Services } from '../services.js';
-import { type ResolvedSession, type SessionSettings, csrfTokenMatches, hasPermission, resolveSession } from '../../modules/people/service.js';
+import {
+  type ResolvedSession,
+  type SessionSettings,
+  csrfTokenMatches,
+  hasPermission,
+  resolveSession,
+} from '../../modules/people/service.js';
 import { type ConsolePerson } from '../../modules/people/person.js';
 
 declare module 'fastify' {
