@@ -33,8 +33,9 @@ export default tseslint.config(
     },
   },
   {
-    // The console's front-end: files and functions small enough to read on one screen.
-    files: ['console/src/**/*.{ts,tsx}'],
+    // One operation reads on one screen (issue 29): files of at most 400 lines, functions of at most 80
+    // (blank lines and comments not counted) over the server's code and the console's front-end.
+    files: ['src/**/*.ts', 'console/src/**/*.{ts,tsx}'],
     rules: {
       'max-lines': ['error', { max: 400, skipBlankLines: true, skipComments: true }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }],

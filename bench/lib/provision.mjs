@@ -7,14 +7,14 @@ import { v7 as uuidv7 } from 'uuid';
 import { parseDatabaseUrl } from '../../dist/platform/config.js';
 import { createDatabase } from '../../dist/platform/db/database.js';
 import { migrateToLatest } from '../../dist/platform/db/migrate.js';
-import { createApiKey } from '../../dist/modules/admin/api-keys.js';
+import { createApiKey } from '../../dist/modules/api-keys/service.js';
 import {
   createCompany,
   createSchedule,
   createWorkplace,
   updateCompany,
-} from '../../dist/modules/admin/companies.js';
-import { createUser } from '../../dist/modules/admin/users.js';
+} from '../../dist/modules/companies/service.js';
+import { createUser } from '../../dist/modules/people/users.js';
 
 export { ZONE } from './zone.mjs';
 import { ZONE } from './zone.mjs';

@@ -1,14 +1,22 @@
 import type { FastifyPluginAsync } from 'fastify';
-import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plugins/admin-openapi.js';
 import { ADMIN_OPENAPI_PATH, ADMIN_PREFIX } from '../http/paths.js';
-import { adminRoutes } from '../modules/admin-api/routes.js';
-import { adminScreenRoutes } from '../modules/admin-api/screens.routes.js';
-import { adminWebhookRoutes } from '../modules/admin-api/webhooks.routes.js';
-import { sessionRoutes } from '../modules/admin-api/session.routes.js';
+import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plugins/admin-openapi.js';
+import { consoleGuard } from '../http/plugins/console-session.js';
+import { apiKeyAdminRoutes } from '../modules/api-keys/admin.routes.js';
+import { auditAdminRoutes } from '../modules/audit/admin.routes.js';
+import { companyAdminRoutes } from '../modules/companies/admin.routes.js';
+import { employeeAdminRoutes } from '../modules/employees/admin.routes.js';
+import { sessionRoutes } from '../modules/people/admin.routes.js';
+import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
+import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
+import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
 
 /**
- * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`. Its routes are
- * hidden from the public description and described in a document of their own.
+ * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
+ * Each feature's admin routes live in its own folder (modules/<feature>/admin.routes.ts). Its routes are
+ * hidden from the public description and described in a document of their own. Everything but the
+ * session routes (sign-in, invitations) runs behind the session guard: a console session, and on
+ * writes the CSRF token and Origin.
  */
 export const adminApiV1: FastifyPluginAsync = async (app) => {
   const routes: AdminRoute[] = [];
@@ -23,9 +31,16 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     reply.header('cache-control', 'no-store');
   });
   await app.register(sessionRoutes);
-  await app.register(adminRoutes);
-  await app.register(adminScreenRoutes);
-  await app.register(adminWebhookRoutes);
+  await app.register(async (guarded) => {
+    guarded.addHook('onRequest', consoleGuard(app.services));
+    await guarded.register(apiKeyAdminRoutes);
+    await guarded.register(employeeAdminRoutes);
+    await guarded.register(timeTrackingAdminRoutes);
+    await guarded.register(companyAdminRoutes);
+    await guarded.register(auditAdminRoutes);
+    await guarded.register(timesheetAdminRoutes);
+    await guarded.register(webhookAdminRoutes);
+  });
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {

@@ -1,35 +1,34 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Logger } from 'pino';
+import { adminApiV1 } from './admin-api-v1.js';
+import { publicApiV1 } from './public-api-v1.js';
 import { createCursorCodec } from '../domain/cursor.js';
+import { Metrics } from '../http/metrics.js';
+import { gatedServerFactory } from '../http/overload-gate.js';
+import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
 import { consoleAssetsPlugin } from '../http/plugins/console-assets.js';
 import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
-import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
-import { Metrics } from '../http/metrics.js';
-import { gatedServerFactory } from '../http/overload-gate.js';
-import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
-import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
-import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
+import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
-import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
-import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
+import { createOverloadGate, overloadPlugin } from '../http/plugins/overload.js';
 import { unchargedRateLimitHeaders } from '../http/plugins/rate-limit/headers.js';
-import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
-import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
-import type { Services } from '../http/services.js';
+import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
+import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
+import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
+import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
+import { ApiError, PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
+import { type Services } from '../http/services.js';
 import { validatorCompiler } from '../http/validation.js';
-import type { TokenService } from '../modules/auth/tokens.js';
+import { type TokenService } from '../modules/auth/tokens.js';
 import { healthRoutes } from '../modules/health/routes.js';
+import { loadAppSecret } from '../platform/app-secrets.js';
 import { type Config, resolveUrls } from '../platform/config.js';
-import { loadCursorSecret } from '../platform/cursor-secret.js';
-import { loadWebhookKey } from '../platform/webhook-key.js';
-import type { Database } from '../platform/db/database.js';
-import { adminApiV1 } from './admin-api-v1.js';
-import { publicApiV1 } from './public-api-v1.js';
+import { type Database } from '../platform/db/database.js';
 
 export interface AppDependencies {
   config: Config;
@@ -44,7 +43,8 @@ export interface AppDependencies {
  * uses (decorated as `app.services`), the cross-cutting plugins, health, and v1 of the public API
  * under its prefix. Listening and shutting down are server.ts's.
  */
-export async function buildApp(deps: AppDependencies) {
+/** The services every route uses, and the rate limiters behind them (closed with the app). */
+async function createServices(deps: AppDependencies) {
   const { config, database, tokens } = deps;
   const now = deps.now ?? Date.now;
   const ctx = { database, now };
@@ -75,8 +75,9 @@ export async function buildApp(deps: AppDependencies) {
     unknownClientLimiter: limiters.unknownClientLimiter,
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
-    cursors: createCursorCodec(await loadCursorSecret(database.db, now())),
-    webhookKey: await loadWebhookKey(database.db, config.webhooks.encryptionKey, now()),
+    cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
+    webhookKey:
+      config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),
     metrics,
     overloadGate: createOverloadGate({
       config,
@@ -99,7 +100,13 @@ export async function buildApp(deps: AppDependencies) {
       reply.headers(unchargedRateLimitHeaders(token ? services.tokenLimiter : services.resourceLimiter));
     },
   };
+  return { services, limiters };
+}
 
+export async function buildApp(deps: AppDependencies) {
+  const { config } = deps;
+  const { services, limiters } = await createServices(deps);
+  const { resourceLimiter } = limiters;
   const app = Fastify({
     ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -113,21 +120,18 @@ export async function buildApp(deps: AppDependencies) {
     // Undecodable URLs are refused before routing; they still get a problem document.
     frameworkErrors: (error, request, reply: FastifyReply) => {
       services.ensureRateLimitHeaders(request, reply);
+      const detail = error.code === 'FST_ERR_BAD_URL' ? 'the request URL cannot be decoded' : 'bad request';
       reply
         .code(400)
         .header('x-correlation-id', request.id)
         .type(PROBLEM_CONTENT_TYPE)
-        .send({
-          type: 'about:blank',
-          title: 'Bad request',
-          status: 400,
-          detail: error.code === 'FST_ERR_BAD_URL' ? 'the request URL cannot be decoded' : 'bad request',
-          instance: null,
-          code: 1400,
-          error: 'bad_request',
-          correlationId: request.id,
-          errors: null,
-        });
+        .send(
+          problemBody(new ApiError('bad_request', detail), {
+            problemBase: null,
+            instance: null,
+            correlationId: request.id,
+          }),
+        );
     },
     // Malformed HTTP never reaches the router; it is answered as a problem too.
     clientErrorHandler: (error, socket) => malformedHttpAnswer(error, socket, resourceLimiter),
@@ -138,12 +142,18 @@ export async function buildApp(deps: AppDependencies) {
   app.removeContentTypeParser('text/plain');
   app.decorate('services', services);
   app.addHook('onClose', limiters.close);
-  if (config.redisUrl !== null) metrics.rateLimitShared.set(1);
+  if (config.redisUrl !== null) services.metrics.rateLimitShared.set(1);
   app.addHook('onListen', async () => {
     const address = app.server.address();
     if (address && typeof address === 'object') services.urls = resolveUrls(config, address.port);
   });
 
+  await registerPlugins(app);
+  return app;
+}
+
+/** The cross-cutting plugins, health, v1 of the public API and the admin API, in their order. */
+async function registerPlugins(app: Awaited<ReturnType<typeof buildApp>>) {
   await app.register(errorsPlugin);
   await app.register(requestMetricsPlugin);
   await app.register(overloadPlugin);
@@ -159,5 +169,4 @@ export async function buildApp(deps: AppDependencies) {
   await app.register(publicApiV1, { prefix: API_PREFIX });
   await app.register(adminApiV1, { prefix: ADMIN_PREFIX });
   await app.register(consoleAssetsPlugin);
-  return app;
 }

@@ -1,14 +1,15 @@
 import type { Logger } from 'pino';
-import { createLogger } from './logger.js';
 import { buildApp } from './build-app.js';
+import { createLogger } from './logger.js';
 import { serveMetrics } from '../http/metrics.js';
 import { TokenService } from '../modules/auth/tokens.js';
-import { type Config, resolveUrls, TOKEN_AUDIENCE } from '../platform/config.js';
-import { createDatabase, isDatabaseUnavailable } from '../platform/db/database.js';
-import { migrateToLatest } from '../platform/db/migrate.js';
-import { databaseIsEmpty, seedDemo } from '../modules/admin/demo.js';
-import { inviteUser } from '../modules/console/service.js';
 import { inTransaction } from '../modules/context.js';
+import { databaseIsEmpty, seedDemo } from '../modules/demo/service.js';
+import { inviteUser } from '../modules/people/service.js';
+import { type Config, TOKEN_AUDIENCE, resolveUrls } from '../platform/config.js';
+import { createDatabase } from '../platform/db/database.js';
+import { isDatabaseUnavailable } from '../platform/db/errors.js';
+import { migrateToLatest } from '../platform/db/migrate.js';
 
 export interface RunningServer {
   url: string;

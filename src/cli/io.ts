@@ -1,6 +1,6 @@
 import { type Command, CommanderError } from 'commander';
 import { ApiError } from '../domain/errors.js';
-import type { AppContext } from '../modules/context.js';
+import { type AppContext } from '../modules/context.js';
 import { type Config, loadConfig } from '../platform/config.js';
 import { createDatabase } from '../platform/db/database.js';
 import { migrateToLatest } from '../platform/db/migrate.js';

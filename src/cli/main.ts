@@ -1,11 +1,3 @@
-#!/usr/bin/env node
-/**
- * The `punchclock` binary: the operating contract's `serve`, `migrate` and admin commands
- * (shared/spec/operations.md). Every admin command opens the database named by DATABASE_URL, applies
- * pending migrations, runs one operation of modules/admin in one transaction and prints its result:
- * one JSON object with `--json`, a short human-readable form otherwise. Any failure is one
- * `error: <reason>` line on stderr and exit code 1. One file per command group in commands/.
- */
 import { Command, CommanderError } from 'commander';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerCompanyCommands } from './commands/companies.js';
@@ -13,8 +5,8 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
-import { registerTransferCommands } from './commands/transfer.js';
 import { registerTimeCommands } from './commands/time.js';
+import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { reason } from './io.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { Database } from '../platform/db/database.js';
+import { type Database } from '../platform/db/database.js';
 
 /**
  * The service's Prometheus metrics (prom-client). Labels carry only bounded values: route templates

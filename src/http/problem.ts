@@ -14,13 +14,17 @@ export interface ProblemBody {
   errors: FieldError[] | null;
 }
 
+/**
+ * The problem document of `error`. Without a `problemBase` (an answer made before any route is known,
+ * to a request that is not even HTTP) its type is `about:blank` (RFC 9457 §4.2.1).
+ */
 export function problemBody(
   error: ApiError,
-  context: { problemBase: string; instance: string | null; correlationId: string | null },
+  context: { problemBase: string | null; instance: string | null; correlationId: string | null },
 ): ProblemBody {
   const entry = ERROR_CATALOGUE[error.errorName];
   return {
-    type: problemType(context.problemBase, error.errorName),
+    type: context.problemBase === null ? 'about:blank' : problemType(context.problemBase, error.errorName),
     title: entry.title,
     status: entry.status,
     detail: error.detail,

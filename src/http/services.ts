@@ -1,13 +1,13 @@
-import type { OverloadGate } from './overload-gate.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { CursorCodec } from '../domain/cursor.js';
-import type { ApiError } from '../domain/errors.js';
-import type { TokenService } from '../modules/auth/tokens.js';
-import type { AppContext } from '../modules/context.js';
-import type { Config, resolveUrls } from '../platform/config.js';
-import type { Metrics } from './metrics.js';
-import type { ProblemBody } from './problem.js';
-import type { RateLimiter } from './plugins/rate-limit/limiter.js';
+import { type CursorCodec } from '../domain/cursor.js';
+import { type ApiError } from '../domain/errors.js';
+import { type Metrics } from './metrics.js';
+import { type OverloadGate } from './overload-gate.js';
+import { type RateLimiter } from './plugins/rate-limit/limiter.js';
+import { type ProblemBody } from './problem.js';
+import { type TokenService } from '../modules/auth/tokens.js';
+import { type AppContext } from '../modules/context.js';
+import { type Config, type resolveUrls } from '../platform/config.js';
 
 /** Everything a route needs, created once per app and decorated onto it as `app.services`. */
 export interface Services {

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
-import type { FieldError } from '../domain/errors.js';
+import { type FieldError } from '../domain/errors.js';
 
 /*
  * Fastify's default Ajv coerces types (`{"externalId": 123}` becomes "123", `limit=0x10` becomes 16) and

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { validationError } from '../domain/errors.js';
-import { parseIdempotencyKey } from '../modules/auth/oauth-request.js';
+import { parseIdempotencyKey } from '../shared/idempotency-key.js';
 
 /** Spec, Shared write headers: `true` is a dry run; `false` or absent is a real write; anything else is refused. */
 export function parseDryRun(headers: IncomingHttpHeaders): boolean {

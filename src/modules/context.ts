@@ -14,6 +14,11 @@ export interface Actor {
 
 export const CLI_ACTOR: Actor = { type: 'cli', id: null };
 
+/** A person signed in to the console, as the actor of what they change. */
+export function actorOf(person: { id: string }): Actor {
+  return { type: 'user', id: person.id };
+}
+
 /** Runs `fn` (an admin operation, say) in one transaction of its own, with the clock read once. */
 export function inTransaction<R>(ctx: AppContext, fn: (tx: Tx, now: number) => Promise<R>): Promise<R> {
   const now = ctx.now();

@@ -1,7 +1,6 @@
 import { DateTime } from 'luxon';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser } from '../../src/modules/admin/users.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { createPerson, type Person } from '../support/admin-api.js';
@@ -28,6 +27,7 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { createUser } from '../../src/modules/people/users.js';
 
 /**
  * The console (issue 19) in a real headless Chromium against a real server, on both databases:

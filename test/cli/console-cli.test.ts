@@ -8,10 +8,10 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { verifyPassword } from '../../src/modules/console/passwords.js';
 import { parseDatabaseUrl } from '../../src/platform/config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { type TestDatabase, testDialects } from '../support/databases.js';
+import { verifyPassword } from '../../src/modules/people/passwords.js';
 
 const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
 const BASE = 'https://time.example.com';

@@ -9,11 +9,11 @@ import {
   type PunchclockClientOptions,
   PunchclockError,
 } from '../../client/src/index.js';
-import { revokeApiKey } from '../../src/modules/admin/api-keys.js';
 import { ContractChecker } from '../support/contract.js';
 import { testDialects } from '../support/databases.js';
 import { type CompanyFixture, createCompanyFixture, type TestServer } from '../support/server.js';
 import { HOUR, iso, MINUTE, T0, timeTrackingSuite, UUID } from '../support/time-tracking.js';
+import { revokeApiKey } from '../../src/modules/api-keys/service.js';
 const TOKEN_PATH = '/api/public/v1/oauth/token';
 
 interface Exchange {

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkplace } from '../../src/modules/admin/companies.js';
-import { updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { AdminClient, createPerson, type Person } from '../support/admin-api.js';
@@ -12,6 +10,8 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { createWorkplace } from '../../src/modules/companies/service.js';
+import { updateEmployee } from '../../src/modules/employees/changes.js';
 
 /**
  * The admin API behind the console's Now, Employees and Audit log screens (issue 23), through the

@@ -2,9 +2,6 @@ import { inTransaction } from '../../src/modules/context.js';
 import { connect } from 'node:net';
 import { generateKeyPair, SignJWT } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey, rotateApiKey } from '../../src/modules/admin/api-keys.js';
-import { updateCompany } from '../../src/modules/admin/companies.js';
-import { createUser, deactivateUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { expectProblem, type Json, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -14,6 +11,9 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { revokeApiKey, rotateApiKey } from '../../src/modules/api-keys/service.js';
+import { updateCompany } from '../../src/modules/companies/service.js';
+import { createUser, deactivateUser, issueUserToken } from '../../src/modules/people/users.js';
 
 const TOKEN_PATH = '/api/public/v1/oauth/token';
 const ME = '/api/public/v1/me';

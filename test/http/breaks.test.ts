@@ -1,7 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { createWorkplace } from '../../src/modules/admin/companies.js';
-import { confirmDay } from '../../src/modules/admin/days-and-entries.js';
-import { updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -17,6 +14,9 @@ import {
   type Tenant,
   timeTrackingSuite,
 } from '../support/time-tracking.js';
+import { createWorkplace } from '../../src/modules/companies/service.js';
+import { confirmDay } from '../../src/modules/time-tracking/approval.js';
+import { updateEmployee } from '../../src/modules/employees/changes.js';
 
 /* Breaks inside a clocked session (issue 20): break_start / break_end and what they change. */
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
-import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entries.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { pruneEvents } from '../../src/modules/events/service.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
+import { confirmDay, decideEntry } from '../../src/modules/time-tracking/approval.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 
 /*
  * Issue "every change, once": each path that changes data writes its event in the change's

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createWorkplace } from '../../src/modules/admin/companies.js';
-import { updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
+import { createWorkplace } from '../../src/modules/companies/service.js';
+import { updateEmployee } from '../../src/modules/employees/changes.js';
 
 /* Who is clocked in: GET /time-clock/status (additive within v1). */
 const STATUS = '/api/public/v1/time-clock/status';

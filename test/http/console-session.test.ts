@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
-import { deactivateUser } from '../../src/modules/admin/users.js';
-import { inviteUser, setUserPassword } from '../../src/modules/console/service.js';
 import { expectProblem, type Json } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD, type Person } from '../support/admin-api.js';
 import { testDialects } from '../support/databases.js';
 import { type Fleet, startFleet } from '../support/fleet.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
+import { deactivateUser } from '../../src/modules/people/users.js';
+import { inviteUser, setUserPassword } from '../../src/modules/people/service.js';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

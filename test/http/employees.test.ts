@@ -2,8 +2,6 @@ import { inTransaction } from '../../src/modules/context.js';
 import { randomUUID } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmployeePageSchema } from '../../src/http/schemas/common.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { expectProblem, type Json, type ProblemResponseBody } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -13,6 +11,8 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import type { EmployeePageSchema } from '../../src/modules/employees/schemas.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 
 const EMPLOYEES = '/api/public/v1/employees';
 const DRY_RUN = 'X-Service-Dry-Run';

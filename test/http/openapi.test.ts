@@ -1,8 +1,6 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiKey } from '../../src/modules/admin/api-keys.js';
-import { createUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { testDialects } from '../support/databases.js';
 import {
   type CompanyFixture,
@@ -11,6 +9,8 @@ import {
   startTestServer,
   type TestServer,
 } from '../support/server.js';
+import { createApiKey } from '../../src/modules/api-keys/service.js';
+import { createUser, issueUserToken } from '../../src/modules/people/users.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = Record<string, any>;

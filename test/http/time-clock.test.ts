@@ -1,8 +1,5 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { describe, expect, it } from 'vitest';
-import { updateCompany } from '../../src/modules/admin/companies.js';
-import { confirmDay } from '../../src/modules/admin/days-and-entries.js';
-import { createEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { requestFingerprint } from '../../src/modules/idempotency/service.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
@@ -24,6 +21,9 @@ import {
   UUID,
   WRITE_RESULT_KEYS,
 } from '../support/time-tracking.js';
+import { updateCompany } from '../../src/modules/companies/service.js';
+import { confirmDay } from '../../src/modules/time-tracking/approval.js';
+import { createEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 
 describe.each(testDialects().map((d) => [d.name, d] as const))(
   'time-clock events on %s',

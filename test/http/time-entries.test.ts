@@ -1,7 +1,5 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { describe, expect, it } from 'vitest';
-import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entries.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { testDialects } from '../support/databases.js';
 import {
   createTenant,
@@ -20,6 +18,8 @@ import {
   UUID,
   WRITE_RESULT_KEYS,
 } from '../support/time-tracking.js';
+import { confirmDay, decideEntry } from '../../src/modules/time-tracking/approval.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 
 const LIST_ITEM_KEYS = [
   'approvedAt',

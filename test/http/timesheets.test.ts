@@ -1,15 +1,16 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { createSchedule, createWorkplace, updateCompany } from '../../src/modules/admin/companies.js';
-import { decideEntry } from '../../src/modules/admin/days-and-entries.js';
-import { createEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
-import { createUser, issueUserToken } from '../../src/modules/admin/users.js';
 import { inTransaction } from '../../src/modules/context.js';
-import { planTimesheets, timesheetCsv } from '../../src/modules/timesheets/service.js';
+import { planTimesheets } from '../../src/modules/timesheets/service.js';
 import { secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { fetchToken } from '../support/server.js';
 import { call, MINUTE, type Reply, type Tenant, timeTrackingSuite } from '../support/time-tracking.js';
+import { createSchedule, createWorkplace, updateCompany } from '../../src/modules/companies/service.js';
+import { decideEntry } from '../../src/modules/time-tracking/approval.js';
+import { createEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
+import { createUser, issueUserToken } from '../../src/modules/people/users.js';
+import { timesheetCsv } from '../../src/modules/timesheets/csv.js';
 
 /*
  * GET /reports/timesheets (issue 21), from outside, on both databases, against figures computed by

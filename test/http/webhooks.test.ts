@@ -1,15 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { revokeApiKey } from '../../src/modules/admin/api-keys.js';
-import { confirmDay, decideEntry } from '../../src/modules/admin/days-and-entries.js';
-import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/admin/employees.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
 import { endpointsBehind, insertDeliveries } from '../../src/modules/webhooks/queries.js';
-import { MAX_PENDING_FOR_REPLAY, pruneDeliveries } from '../../src/modules/webhooks/service.js';
 import { expectProblem, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
 import { type ReceivedDelivery, WebhookReceiver } from '../support/webhook-receiver.js';
+import { revokeApiKey } from '../../src/modules/api-keys/service.js';
+import { confirmDay, decideEntry } from '../../src/modules/time-tracking/approval.js';
+import { createEmployee, deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
+import { MAX_PENDING_FOR_REPLAY, pruneDeliveries } from '../../src/modules/webhooks/deliveries.js';
 
 /*
  * Issue 22: signed webhooks. Real local receivers verify every delivery with the `standardwebhooks`

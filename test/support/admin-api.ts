@@ -1,9 +1,9 @@
 import { inTransaction } from '../../src/modules/context.js';
-import { createUser } from '../../src/modules/admin/users.js';
-import { setUserPassword } from '../../src/modules/console/service.js';
 import type { AppContext } from '../../src/modules/context.js';
 import { ContractChecker } from './contract.js';
 import type { TestServer } from './server.js';
+import { createUser } from '../../src/modules/people/users.js';
+import { setUserPassword } from '../../src/modules/people/service.js';
 
 /** Helpers for the admin API's HTTP tests (the console's API, issue 19). */
 

@@ -2,9 +2,9 @@ import { inTransaction } from '../../src/modules/context.js';
 import type { Static } from '@sinclair/typebox';
 import { expect } from 'vitest';
 import type { ProblemSchema } from '../../src/http/schemas/common.js';
-import { createApiKey } from '../../src/modules/admin/api-keys.js';
 import type { AppContext } from '../../src/modules/context.js';
 import type { CompanyFixture } from './server.js';
+import { createApiKey } from '../../src/modules/api-keys/service.js';
 
 /** Shared helpers for the HTTP tests of every endpoint. */
 

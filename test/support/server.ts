@@ -1,13 +1,13 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer } from '../../src/app/server.js';
-import { createApiKey } from '../../src/modules/admin/api-keys.js';
-import { createCompany, createSchedule, createWorkplace } from '../../src/modules/admin/companies.js';
-import { createEmployee } from '../../src/modules/admin/employees.js';
-import { createUser } from '../../src/modules/admin/users.js';
 import type { AppContext } from '../../src/modules/context.js';
 import { ContractChecker } from './contract.js';
 import type { TestDatabase, TestDialect } from './databases.js';
+import { createApiKey } from '../../src/modules/api-keys/service.js';
+import { createCompany, createSchedule, createWorkplace } from '../../src/modules/companies/service.js';
+import { createEmployee } from '../../src/modules/employees/changes.js';
+import { createUser } from '../../src/modules/people/users.js';
 
 export type TestServer = Awaited<ReturnType<typeof startServer>> & {
   testDatabase: TestDatabase;

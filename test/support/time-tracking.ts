@@ -3,11 +3,6 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Database } from '../../src/platform/db/database.js';
 import type { TimeEntryRow } from '../../src/platform/db/schema.js';
-import type {
-  TimeEntryPageSchema,
-  TimeEntrySchema,
-  WriteResultSchema,
-} from '../../src/http/schemas/common.js';
 import type { ProblemResponseBody } from './api.js';
 import type { TestDialect } from './databases.js';
 import {
@@ -17,6 +12,11 @@ import {
   startTestServer,
   type TestServer,
 } from './server.js';
+import type {
+  TimeEntryPageSchema,
+  TimeEntrySchema,
+  WriteResultSchema,
+} from '../../src/modules/time-tracking/schemas.js';
 
 /** Shared helpers for the HTTP tests of the time-tracking endpoints. */
 

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_IDEMPOTENCY_KEY_LENGTH,
-  parseBasicAuthorization,
-  parseFormBody,
-  parseIdempotencyKey,
-} from '../../src/modules/auth/oauth-request.js';
+import { parseBasicAuthorization, parseFormBody } from '../../src/modules/auth/oauth-request.js';
+import { MAX_IDEMPOTENCY_KEY_LENGTH, parseIdempotencyKey } from '../../src/shared/idempotency-key.js';
 
 // What RFC 6749 §2.3.1 clients do: application/x-www-form-urlencoded each half, then base64.
 function formEncode(value: string): string {

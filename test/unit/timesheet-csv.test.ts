@@ -1,6 +1,6 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
-import { CSV_COLUMNS, csvText } from '../../src/modules/timesheets/service.js';
+import { CSV_COLUMNS, csvText } from '../../src/modules/timesheets/csv.js';
 
 describe('the payroll file’s text (csv-stringify with our options)', () => {
   const cells = [

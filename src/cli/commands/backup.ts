@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { print } from '../io.js';
 import { loadConfig } from '../../platform/config.js';
 import { BackupRefused, backupSqlite, restoreSqlite } from '../../platform/db/sqlite-backup.js';
-import { print } from '../io.js';
 
 function embeddedPath(): string {
   const { database } = loadConfig();

@@ -1,12 +1,12 @@
 import type { Command } from 'commander';
+import { admin } from '../io.js';
 import {
   createCompany,
   createSchedule,
   createWorkplace,
   updateCompany,
-} from '../../modules/admin/companies.js';
+} from '../../modules/companies/service.js';
 import { inTransaction } from '../../modules/context.js';
-import { admin } from '../io.js';
 
 function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
   return (

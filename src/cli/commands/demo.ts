@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { seedDemo } from '../../modules/admin/demo.js';
-import { resolveUrls } from '../../platform/config.js';
 import { admin } from '../io.js';
+import { seedDemo } from '../../modules/demo/service.js';
+import { resolveUrls } from '../../platform/config.js';
 
 function describeDemo(d: Awaited<ReturnType<typeof seedDemo>>): string {
   return [

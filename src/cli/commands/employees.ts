@@ -1,13 +1,13 @@
 import type { Command } from 'commander';
+import { type Flags, admin } from '../io.js';
+import { inTransaction } from '../../modules/context.js';
 import {
+  type EmployeeInput,
   assertEmployeeInCompany,
   createEmployee,
   deleteEmployee,
-  type EmployeeInput,
   updateEmployee,
-} from '../../modules/admin/employees.js';
-import { inTransaction } from '../../modules/context.js';
-import { admin, type Flags } from '../io.js';
+} from '../../modules/employees/changes.js';
 
 const EMPLOYEE_FLAGS: [flags: string, description: string][] = [
   ['--first-name <name>', 'first name'],

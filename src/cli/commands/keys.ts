@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../modules/admin/api-keys.js';
-import { inTransaction } from '../../modules/context.js';
 import { admin } from '../io.js';
+import { createApiKey, listApiKeys, revokeApiKey, rotateApiKey } from '../../modules/api-keys/service.js';
+import { inTransaction } from '../../modules/context.js';
 
 function describeKeys(result: Awaited<ReturnType<typeof listApiKeys>>): string {
   if (result.items.length === 0) return 'no API keys';

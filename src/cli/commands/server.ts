@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
+import { print, withDatabase } from '../io.js';
 import { loadConfig } from '../../platform/config.js';
 import { migrateToLatest } from '../../platform/db/migrate.js';
-import { print, withDatabase } from '../io.js';
 
 /** `serve` and `migrate`. */
 export function registerServerCommands(program: Command): void {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { confirmDay, decideEntry } from '../../modules/admin/days-and-entries.js';
-import { inTransaction } from '../../modules/context.js';
 import { admin } from '../io.js';
+import { inTransaction } from '../../modules/context.js';
+import { confirmDay, decideEntry } from '../../modules/time-tracking/approval.js';
 
 /** `day confirm`, `entry approve|reject`. */
 export function registerTimeCommands(program: Command): void {

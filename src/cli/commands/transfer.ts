@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
+import { print } from '../io.js';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db/database.js';
 import { exportInstallation, importInstallation } from '../../platform/db/transfer.js';
-import { print } from '../io.js';
 
 function describe(verb: string, result: { file: string; rows: Record<string, number> }): string {
   const rows = Object.entries(result.rows)

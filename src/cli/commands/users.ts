@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { createUser, deactivateUser, issueUserToken } from '../../modules/admin/users.js';
-import { resolveUrls, TOKEN_AUDIENCE } from '../../platform/config.js';
-import { inTransaction } from '../../modules/context.js';
-import { inviteUser, setUserPassword } from '../../modules/console/service.js';
 import { admin } from '../io.js';
+import { inTransaction } from '../../modules/context.js';
+import { inviteUser, setUserPassword } from '../../modules/people/service.js';
+import { createUser, deactivateUser, issueUserToken } from '../../modules/people/users.js';
+import { TOKEN_AUDIENCE, resolveUrls } from '../../platform/config.js';
 
 /**
  * The password from standard input, never from the arguments (they show in `ps` and in shell history):

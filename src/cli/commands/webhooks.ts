@@ -1,33 +1,33 @@
 import type { Command } from 'commander';
-import { loadWebhookKey } from '../../platform/webhook-key.js';
-import type { AppContext } from '../../modules/context.js';
-import type { Config } from '../../platform/config.js';
+import { admin } from '../io.js';
+import { createCursorCodec } from '../../domain/cursor.js';
+import { type AppContext } from '../../modules/context.js';
+import { loadAppSecret } from '../../platform/app-secrets.js';
+import { type Config } from '../../platform/config.js';
 import {
+  type WebhookSettings,
   createEndpoint,
   deleteEndpoint,
-  listDeliveries,
   listEndpoints,
-  replay,
-  type WebhookSettings,
-} from '../../modules/webhooks/service.js';
-import { createCursorCodec } from '../../domain/cursor.js';
-import { loadCursorSecret } from '../../platform/cursor-secret.js';
-import { admin } from '../io.js';
+} from '../../modules/webhooks/endpoints.js';
+import { listDeliveries, replay } from '../../modules/webhooks/deliveries.js';
 
 async function settings(ctx: AppContext, config: Config): Promise<WebhookSettings> {
   return {
-    key: await loadWebhookKey(ctx.database.db, config.webhooks.encryptionKey, ctx.now()),
+    key:
+      config.webhooks.encryptionKey ??
+      (await loadAppSecret(ctx.database.db, 'webhook_encryption_key', ctx.now())),
     policy: config.webhooks,
   };
 }
 
 async function cursors(ctx: AppContext) {
-  return createCursorCodec(await loadCursorSecret(ctx.database.db, ctx.now()));
+  return createCursorCodec(await loadAppSecret(ctx.database.db, 'cursor_hmac_key', ctx.now()));
 }
 
 /** `webhook create|list|delete|deliveries|replay`: an operator's endpoints receive every event type asked for. */
-export function registerWebhookCommands(program: Command): void {
-  const webhook = program.command('webhook').description("a company's webhook endpoints");
+/** `webhook create|list|delete`. */
+function registerEndpointCommands(webhook: Command): void {
   admin(
     webhook
       .command('create')
@@ -90,6 +90,10 @@ export function registerWebhookCommands(program: Command): void {
     },
     (r) => `webhook ${r.id} deleted`,
   );
+}
+
+/** `webhook deliveries|replay`. */
+function registerDeliveryCommands(webhook: Command): void {
   admin(
     webhook
       .command('deliveries')
@@ -132,4 +136,10 @@ export function registerWebhookCommands(program: Command): void {
       ),
     (r) => `${r.queued} deliveries queued`,
   );
+}
+
+export function registerWebhookCommands(program: Command): void {
+  const webhook = program.command('webhook').description("a company's webhook endpoints");
+  registerEndpointCommands(webhook);
+  registerDeliveryCommands(webhook);
 }

@@ -78,6 +78,29 @@ export function countsWith(approvedOnly: boolean): (status: string) => boolean {
  * The timesheet of [from, to] from `entries`, which may include entries before `from` (read from
  * `lookbackStart`) and must not include entries after `to`.
  */
+/** The entries dated up to `to`, by work date. */
+function entriesByDate(entries: readonly TimesheetEntry[], to: string): Map<string, TimesheetEntry[]> {
+  const byDate = new Map<string, TimesheetEntry[]>();
+  for (const entry of entries) {
+    if (entry.workDate > to) continue;
+    const list = byDate.get(entry.workDate);
+    if (list) list.push(entry);
+    else byDate.set(entry.workDate, [entry]);
+  }
+  return byDate;
+}
+
+/** A counted (completed) entry as a period of work for the rule packs. */
+function workPeriod(e: TimesheetEntry): WorkPeriod {
+  return {
+    startMs: Date.parse(e.startAt),
+    endMs: Date.parse(e.endAt!),
+    netSeconds: e.netSeconds!,
+    breakMinutes: e.breakMinutes ?? 0,
+    ...(e.breaks && e.breaks.length > 0 ? { breaks: e.breaks } : {}),
+  };
+}
+
 export function buildTimesheet(input: {
   from: string;
   to: string;
@@ -88,13 +111,7 @@ export function buildTimesheet(input: {
 }): Timesheet {
   const { from, to, settings } = input;
   const counts = countsWith(input.approvedOnly);
-  const byDate = new Map<string, TimesheetEntry[]>();
-  for (const entry of input.entries) {
-    if (entry.workDate > to) continue;
-    const list = byDate.get(entry.workDate);
-    if (list) list.push(entry);
-    else byDate.set(entry.workDate, [entry]);
-  }
+  const byDate = entriesByDate(input.entries, to);
   const dates = [...byDate.keys()].sort();
   const firstWeek = workweekStartOf(from, settings.workweekStart);
   const totals: TimesheetTotals = {
@@ -133,13 +150,7 @@ export function buildTimesheet(input: {
     const all = byDate.get(date)!;
     const work = counted.get(date)!;
     if (date >= from) totals.openSessions += all.filter((e) => e.status === 'open').length;
-    const periods: WorkPeriod[] = work.map((e) => ({
-      startMs: Date.parse(e.startAt),
-      endMs: Date.parse(e.endAt!),
-      netSeconds: e.netSeconds!,
-      breakMinutes: e.breakMinutes ?? 0,
-      ...(e.breaks && e.breaks.length > 0 ? { breaks: e.breaks } : {}),
-    }));
+    const periods = work.map(workPeriod);
     if (date >= from && work.length > 0) {
       const statuses: Record<string, number> = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, 0]));
       for (const entry of work) statuses[entry.status] = (statuses[entry.status] ?? 0) + 1;

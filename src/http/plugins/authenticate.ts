@@ -1,11 +1,11 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
-import type { ScopeId } from '../../modules/auth/scopes.js';
-import type { TokenService } from '../../modules/auth/tokens.js';
 import { ApiError } from '../../domain/errors.js';
-import { checkPrincipal, type Principal } from '../../modules/auth/service.js';
-import type { AppContext } from '../../modules/context.js';
 import { quotaHeaders } from './rate-limit/headers.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
+import { type RateLimiter } from './rate-limit/limiter.js';
+import { type ScopeId } from '../../modules/auth/scopes.js';
+import { type Principal, checkPrincipal } from '../../modules/auth/service.js';
+import { type TokenService } from '../../modules/auth/tokens.js';
+import { type AppContext } from '../../modules/context.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

@@ -1,14 +1,14 @@
 import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
+import { type Services } from '../services.js';
 import {
-  type ConsolePerson,
+  type ResolvedSession,
+  type SessionSettings,
   csrfTokenMatches,
   hasPermission,
-  type ResolvedSession,
   resolveSession,
-  type SessionSettings,
-} from '../../modules/console/service.js';
-import type { Services } from '../services.js';
+} from '../../modules/people/service.js';
+import { type ConsolePerson } from '../../modules/people/person.js';
 
 declare module 'fastify' {
   interface FastifyRequest {

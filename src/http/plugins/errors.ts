@@ -1,10 +1,10 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, type ErrorName, validationError } from '../../domain/errors.js';
-import { isDatabaseUnavailable } from '../../platform/db/database.js';
 import { TOKEN_PATH } from '../paths.js';
 import { PROBLEM_CONTENT_TYPE, pathOf } from '../problem.js';
 import { fieldErrorsFromAjv } from '../validation.js';
+import { isDatabaseUnavailable } from '../../platform/db/errors.js';
 
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** What a client is told to wait before retrying when the database is away (a restart takes seconds). */

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import { pruneEvents } from '../../modules/events/service.js';
-import { pruneDeliveries } from '../../modules/webhooks/service.js';
+import { pruneDeliveries } from '../../modules/webhooks/deliveries.js';
 
 const PRUNE_INTERVAL_MS = 10 * 60_000;
 

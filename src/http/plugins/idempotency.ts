@@ -1,20 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError } from '../../domain/errors.js';
+import { requirePrincipal } from './authenticate.js';
+import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../problem.js';
+import { readIdempotencyKey } from '../write-headers.js';
 import {
+  type IdempotencyScope,
   abandonLongWrite,
   claimKey,
   claimKeyForLongWrite,
   finishLongWrite,
-  type IdempotencyScope,
   purgeExpiredIdempotencyRecords,
   requestFingerprint,
   storeOutcome,
 } from '../../modules/idempotency/service.js';
-import type { Tx } from '../../platform/db/database.js';
-import { PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../problem.js';
-import { readIdempotencyKey } from '../write-headers.js';
-import { requirePrincipal } from './authenticate.js';
+import { type Database, type Tx } from '../../platform/db/database.js';
 
 const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
 const PURGE_INTERVAL_MS = 10 * 60_000;
@@ -128,6 +128,23 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * running is waited for (polling, up to IN_FLIGHT_WAIT.maxMs) and its outcome replayed; a key that
  * never settles answers `409 idempotency_in_flight`. A 5xx is thrown: the batch stops there.
  */
+/** A write without a key (or a dry run): its outcome or its refusal, nothing stored. */
+async function writeUnkeyed<B>(
+  database: Database,
+  write: Write<B>,
+  writeOptions: { detectDuplicates: boolean },
+  serialize: (body: B) => string,
+  problem: (error: ApiError) => string,
+): Promise<SettledWrite> {
+  try {
+    const outcome = await database.transaction((tx) => write(tx, writeOptions));
+    return { status: outcome.status, body: serialize(outcome.body), replayed: false };
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    return { status: error.status, body: problem(error), replayed: false };
+  }
+}
+
 export async function settleWrite<B>(
   request: FastifyRequest,
   options: {
@@ -149,15 +166,8 @@ export async function settleWrite<B>(
       }),
     );
   const { key } = options;
-  if (key === null || options.dryRun) {
-    try {
-      const outcome = await database.transaction((tx) => write(tx, { detectDuplicates: key === null }));
-      return { status: outcome.status, body: options.serialize(outcome.body), replayed: false };
-    } catch (error) {
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
-      return { status: error.status, body: problem(error), replayed: false };
-    }
-  }
+  if (key === null || options.dryRun)
+    return writeUnkeyed(database, write, { detectDuplicates: key === null }, options.serialize, problem);
   const principal = requirePrincipal(request);
   const scope: IdempotencyScope = {
     companyId: principal.companyId,

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
-import { PROBLEM_CONTENT_TYPE } from '../problem.js';
 import { RATE_LIMIT_HEADER_DISPLAY_NAMES, unchargedRateLimitHeaders } from './rate-limit/headers.js';
-import type { RateLimiter } from './rate-limit/limiter.js';
+import { type RateLimiter } from './rate-limit/limiter.js';
+import { ApiError, PROBLEM_CONTENT_TYPE, problemBody } from '../problem.js';
 
 /**
  * Fastify's `clientErrorHandler`: malformed HTTP never reaches the router, so the answer is written to
@@ -9,17 +9,13 @@ import type { RateLimiter } from './rate-limit/limiter.js';
  */
 export function malformedHttpAnswer(error: Error, socket: Socket, limiter: RateLimiter): void {
   if (!socket.writable) return;
-  const body = JSON.stringify({
-    type: 'about:blank',
-    title: 'Bad request',
-    status: 400,
-    detail: 'malformed HTTP request',
-    instance: null,
-    code: 1400,
-    error: 'bad_request',
-    correlationId: null,
-    errors: null,
-  });
+  const body = JSON.stringify(
+    problemBody(new ApiError('bad_request', 'malformed HTTP request'), {
+      problemBase: null,
+      instance: null,
+      correlationId: null,
+    }),
+  );
   const status =
     (error as { code?: string }).code === 'HPE_HEADER_OVERFLOW'
       ? '431 Request Header Fields Too Large'

@@ -18,13 +18,16 @@ const BEARER_ERRORS: ErrorName[] = [
   'service_unavailable',
 ];
 
+/** Errors every admin operation can answer. */
+const SERVER_FAULTS: ErrorName[] = ['internal_error', 'service_unavailable'];
+
 /**
- * Response schemas for the error names a bearer-token operation documents, grouped by status; each status's
- * `error` is the enum of its names, so the description tells clients exactly what to match on.
+ * Response schemas for `names`, grouped by status in the order given; each status's `error` is the enum
+ * of its names, so the description tells clients exactly what to match on. Both APIs build theirs here.
  */
-export function errorResponses(names: ErrorName[]) {
+export function problemResponses(names: ErrorName[]) {
   const byStatus = new Map<number, ErrorName[]>();
-  for (const name of new Set([...BEARER_ERRORS, ...names])) {
+  for (const name of new Set(names)) {
     const status = ERROR_CATALOGUE[name].status;
     byStatus.set(status, [...(byStatus.get(status) ?? []), name]);
   }
@@ -40,4 +43,23 @@ export function errorResponses(names: ErrorName[]) {
     ) as unknown as typeof ProblemSchema;
   }
   return responses;
+}
+
+/** The problem responses of a bearer-token operation (public API): the bearer errors and `names`. */
+export function errorResponses(names: ErrorName[]) {
+  return problemResponses([...BEARER_ERRORS, ...names]);
+}
+
+/** The problem responses of an admin operation: `names` plus the server faults. */
+export function adminErrors(names: ErrorName[]) {
+  return problemResponses([...names, ...SERVER_FAULTS]);
+}
+
+/** Errors of an admin operation that needs a session; with `write`, also the CSRF check and a JSON body. */
+export function sessionErrors(names: ErrorName[], write = false) {
+  return adminErrors([
+    'session_required',
+    ...(write ? (['csrf_failed', 'payload_too_large', 'unsupported_media_type'] as ErrorName[]) : []),
+    ...names,
+  ]);
 }

@@ -1,5 +1,6 @@
 import { newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Actor, CLI_ACTOR } from '../context.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 
 export interface AuditEntry {
@@ -125,4 +126,9 @@ export async function auditActions(db: Executor, companyId: string): Promise<str
     .orderBy('action')
     .execute();
   return rows.map((row) => row.action);
+}
+
+/** Who did it: the CLI's operator unless the caller says (the console passes the signed-in person). */
+export function auditBase(companyId: string | null, at: string, actor: Actor = CLI_ACTOR) {
+  return { companyId, actorType: actor.type, actorId: actor.id, at };
 }

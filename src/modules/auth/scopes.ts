@@ -46,6 +46,11 @@ export function scopeInfo(id: ScopeId) {
   return scope;
 }
 
+/** The permissions a person needs for the read scopes' operations in the admin API. */
+export const PERMISSION_READ_ENTRIES = scopeInfo('attendance.read').permission;
+export const PERMISSION_READ_EMPLOYEES = scopeInfo('employees.read').permission;
+export const PERMISSION_REPORTS = scopeInfo('attendance.reports').permission;
+
 export interface Grantor {
   permissions: readonly number[];
   superAdmin: boolean;

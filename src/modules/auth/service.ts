@@ -1,11 +1,11 @@
 import { isAddressAllowed } from './ip-allowlist.js';
 import { clientIdOfSecret, normaliseClientId, secretMatches } from './key-secrets.js';
-import { personScopes, type ScopeId } from './scopes.js';
-import type { TokenClaims, TokenService } from './tokens.js';
-import type { Executor } from '../../platform/db/database.js';
+import { type ScopeId, personScopes } from './scopes.js';
+import { type TokenClaims, type TokenService } from './tokens.js';
+import { type AppContext } from '../context.js';
+import { type Executor } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
-import type { ApiKeyRow } from '../../platform/db/schema.js';
-import type { AppContext } from '../context.js';
+import { type ApiKeyRow } from '../../platform/db/schema.js';
 
 const CLIENT_ID_SHAPE = /^svc_[0-9a-f]{1,64}$/;
 

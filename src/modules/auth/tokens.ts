@@ -10,7 +10,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import type { Executor } from '../../platform/db/database.js';
+import { type Executor } from '../../platform/db/database.js';
 
 export const TOKEN_LIFETIME_SECONDS = 900;
 const ALGORITHM = 'ES256';

@@ -1,6 +1,7 @@
-import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
+import { sql } from 'kysely';
+import { type Executor, type Tx, rowLocks } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
-import type { EmployeeRow } from '../../platform/db/schema.js';
+import { type EmployeeRow } from '../../platform/db/schema.js';
 
 const employeeBy = (column: 'id' | 'external_id') =>
   prepareQuery((db, p: { companyId: string; value: string }) =>
@@ -65,7 +66,7 @@ export async function lockEmployeeWithZone(
     : lockByExternalId.executeTakeFirst(tx, { companyId, value: by.externalId });
 }
 
-/** The columns of an employee list item (see views.ts): pages read nothing else. */
+/** The columns of an employee list item (see views.ts, employeeListItem): pages read nothing else. */
 export const EMPLOYEE_LIST_COLUMNS = [
   'id',
   'external_id',
@@ -120,4 +121,86 @@ export async function findLatestScheduleId(db: Executor, employeeId: string): Pr
     .limit(1)
     .executeTakeFirst();
   return row?.schedule_id ?? null;
+}
+
+export function findEmployeeOfCompany(db: Executor, companyId: string, employeeId: string) {
+  return db
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .innerJoin('companies as c', 'c.id', 'e.company_id')
+    .select([
+      'e.id',
+      'e.external_id',
+      'w.time_zone as workplace_time_zone',
+      'c.time_zone as company_time_zone',
+    ])
+    .where('e.id', '=', employeeId)
+    .where('e.company_id', '=', companyId)
+    .where('e.deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+/** A page of the company's employees (never deleted ones) by name, optionally matching `search`. */
+export function searchEmployees(
+  db: Executor,
+  companyId: string,
+  options: { search: string | null; offset: number; limit: number },
+) {
+  let query = db
+    .selectFrom('employees')
+    .select(['id', 'first_name', 'last_name', 'email', 'external_id', 'status', 'workplace_id'])
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null);
+  if (options.search !== null) {
+    const pattern = `%${options.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where((eb) =>
+      eb.or(
+        ['first_name', 'last_name', 'email', 'external_id'].map(
+          (column) => sql<boolean>`lower(coalesce(${sql.ref(column)}, '')) like ${pattern} escape '\\'`,
+        ),
+      ),
+    );
+  }
+  return query
+    .orderBy(sql`lower(coalesce(last_name, ''))`)
+    .orderBy(sql`lower(coalesce(first_name, ''))`)
+    .orderBy('id')
+    .offset(options.offset)
+    .limit(options.limit)
+    .execute();
+}
+
+/** Names and emails of some employees of the company (the "who is in" screen shows people, not ids). */
+export function namesOfEmployees(db: Executor, companyId: string, ids: string[]) {
+  if (ids.length === 0) return Promise.resolve([]);
+  return db
+    .selectFrom('employees')
+    .select(['id', 'first_name', 'last_name', 'email'])
+    .where('company_id', '=', companyId)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** An employee of the company (never a deleted one) with the schedule assignment that starts last. */
+export async function findEmployeeDetail(db: Executor, companyId: string, id: string) {
+  const row = await db
+    .selectFrom('employees')
+    .select(['id', 'first_name', 'last_name', 'email', 'external_id', 'status', 'workplace_id'])
+    .where('id', '=', id)
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const schedule = await db
+    .selectFrom('employee_schedules')
+    .select(['schedule_id', 'effective_from'])
+    .where('employee_id', '=', id)
+    .orderBy('effective_from', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return {
+    ...row,
+    schedule_id: schedule?.schedule_id ?? null,
+    schedule_from: schedule?.effective_from ?? null,
+  };
 }

@@ -1,27 +1,23 @@
-import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
+import { ApiError, validationError } from '../../domain/errors.js';
 import { recordAudit } from '../audit/queries.js';
-import { appendEvents } from '../events/service.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
 import {
   type EmployeeWithZone,
   findEmployeeByExternalId,
   findEmployeeById,
-  lockEmployeeWithZone,
   listEmployeesPage,
+  lockEmployeeWithZone,
+  searchEmployees,
 } from './queries.js';
-import type { EmployeeRow } from '../../platform/db/schema.js';
-import { ApiError, validationError } from '../../domain/errors.js';
-import type { AppContext } from '../context.js';
-import { employeeListItem } from '../views.js';
-import type { Principal } from '../auth/service.js';
-
-// NUL cannot be stored in PostgreSQL text (the query fails), and an unpaired surrogate is silently
-// replaced by U+FFFD on the way to either database, so neither can be a stored external id.
-const UNPAIRED_SURROGATE = /\p{Surrogate}/u;
-
-export function isStorableText(value: string): boolean {
-  return !value.includes('\u0000') && !UNPAIRED_SURROGATE.test(value);
-}
+import { employeeListItem } from './views.js';
+import { appendEvents } from '../events/service.js';
+import { type Executor, type Tx, isUniqueViolation } from '../../platform/db/database.js';
+import { type EmployeeRow } from '../../platform/db/schema.js';
+import { type Page, invalidCursor } from '../../shared/pages.js';
+import { isStorableText } from '../../shared/stored-text.js';
+import { type ConsolePerson } from '../people/person.js';
 
 export interface EmployeeSelector {
   id?: string | null;
@@ -82,18 +78,6 @@ async function resolveWith<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
   if (!employee)
     throw new ApiError('employee_not_found', `no employee with external id ${externalId} in this company`);
   return employee;
-}
-
-export interface Page<T> {
-  items: T[];
-  nextCursor: string | null;
-  hasMore: boolean;
-}
-
-export function invalidCursor(): ApiError {
-  return validationError([
-    { field: 'cursor', message: 'is not a cursor of this listing', code: 'invalid_cursor' },
-  ]);
 }
 
 export async function listEmployees(
@@ -193,4 +177,43 @@ export async function setExternalId(
     }
     throw error;
   }
+}
+
+/** The company's employees by name, for the console's picker; `search` matches names, email, external id. */
+export async function listEmployeesByName(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: { search?: string; limit?: number; cursor?: string },
+) {
+  const search = query.search?.trim() ? query.search.trim() : null;
+  const limit = query.limit ?? 50;
+  let offset = 0;
+  if (query.cursor !== undefined) {
+    const payload = cursors.decode(query.cursor);
+    // Bound to its listing: another company's or another search's cursor is refused.
+    if (payload?.k !== 'admin-employees' || payload.c !== person.companyId || payload.s !== search)
+      throw invalidCursor();
+    if (typeof payload.o !== 'number' || !Number.isSafeInteger(payload.o) || payload.o < 0)
+      throw invalidCursor();
+    offset = payload.o;
+  }
+  const rows = await searchEmployees(ctx.database.db, person.companyId, { search, offset, limit: limit + 1 });
+  const hasMore = rows.length > limit;
+  const items = rows.slice(0, limit).map((row) => ({
+    id: row.id,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    email: row.email,
+    externalId: row.external_id,
+    status: row.status,
+    workplaceId: row.workplace_id,
+  }));
+  return {
+    items,
+    nextCursor: hasMore
+      ? cursors.encode({ k: 'admin-employees', c: person.companyId, s: search, o: offset + limit })
+      : null,
+    hasMore,
+  };
 }

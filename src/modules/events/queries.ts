@@ -1,6 +1,6 @@
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
-import type { EventsTable } from '../../platform/db/schema.js';
+import { type EventsTable } from '../../platform/db/schema.js';
 
 /**
  * Takes the next `count` numbers of the company's event sequence and returns the first. The sequence

@@ -1,10 +1,11 @@
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
-import type { Principal } from '../auth/service.js';
-import type { AppContext } from '../context.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
 import { insertEvents, pruneEventsBefore, readEventsAfter, sequenceOf, takeSequence } from './queries.js';
+import { type Executor, type Tx } from '../../platform/db/database.js';
+import { invalidCursor } from '../../shared/pages.js';
 
 /**
  * The event types this service writes. An open list: later versions add types (clients ignore the
@@ -64,12 +65,6 @@ export function visibleFamilies(principal: { readonly scopes: readonly string[] 
 
 const TYPE_NAME = /^[a-z_]+\.[a-z_]+$/;
 
-function invalidCursor(): ApiError {
-  return validationError([
-    { field: 'cursor', message: 'is not a cursor of this change feed', code: 'invalid_cursor' },
-  ]);
-}
-
 export interface ChangesQuery {
   cursor?: string;
   limit?: number;
@@ -125,9 +120,9 @@ export async function readChanges(
   if (query.cursor !== undefined) {
     const payload = cursors.decode(query.cursor);
     if (payload?.k !== 'changes' || payload.c !== principal.companyId || typeof payload.s !== 'number')
-      throw invalidCursor();
+      throw invalidCursor('change feed');
     after = payload.s;
-    if (after > sequence.lastSeq) throw invalidCursor();
+    if (after > sequence.lastSeq) throw invalidCursor('change feed');
     if (after < sequence.prunedThrough)
       throw new ApiError(
         'cursor_expired',

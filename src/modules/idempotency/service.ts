@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
-import { type Executor, tryTransactionLock, type Tx } from '../../platform/db/database.js';
+import { type AppContext } from '../context.js';
+import { type Executor, type Tx, tryTransactionLock } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
-import type { IdempotencyRecordRow } from '../../platform/db/schema.js';
-import type { AppContext } from '../context.js';
+import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 
 /** Spec, Limits: a key's outcome is kept 24 hours. */
 const RETENTION_MS = 24 * 3_600_000;

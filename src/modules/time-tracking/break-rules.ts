@@ -1,7 +1,3 @@
-/*
- * Breaks inside a clocked session (issue 20), as pure rules: what a break punch or a clock-out may do
- * given the session's start and its breaks so far. The service reads the rows and applies the verdicts.
- */
 import { MAX_SESSION_MS } from './punch-rules.js';
 
 /** A break of the open session as the rules see it: instants in epoch milliseconds; `endMs` null while it runs. */

@@ -1,5 +1,4 @@
-import type { LocalizedInstant } from '../../domain/time-zone.js';
-import { addDays } from '../../domain/time-zone.js';
+import { type LocalizedInstant, addDays } from '../../domain/time-zone.js';
 
 export const MAX_FUTURE_MS = 5 * 60_000;
 export const MAX_PAST_MS = 30 * 24 * 3_600_000;
@@ -88,24 +87,29 @@ export function endsNextDay(startWorkDate: string, endLocalDate: string): boolea
   return endLocalDate !== startWorkDate;
 }
 
-export function evaluateShift(input: ShiftInput): ShiftEvaluation {
-  const { clockIn, clockOut, nowMs } = input;
+/** A shift starts at most 30 days back and ends at most 5 minutes ahead. */
+function shiftWindowErrors(inMs: number, outMs: number, nowMs: number): ShiftFieldError[] {
   const errors: ShiftFieldError[] = [];
-
-  if (nowMs - clockIn.epochMs > MAX_PAST_MS) {
+  if (nowMs - inMs > MAX_PAST_MS) {
     errors.push({
       field: 'clockIn',
       code: 'too_far_in_past',
       message: 'clockIn must not be more than 30 days in the past.',
     });
   }
-  if (clockOut.epochMs - nowMs > MAX_FUTURE_MS) {
+  if (outMs - nowMs > MAX_FUTURE_MS) {
     errors.push({
       field: 'clockOut',
       code: 'too_far_in_future',
       message: 'clockOut must not be more than 5 minutes in the future.',
     });
   }
+  return errors;
+}
+
+export function evaluateShift(input: ShiftInput): ShiftEvaluation {
+  const { clockIn, clockOut, nowMs } = input;
+  const errors: ShiftFieldError[] = shiftWindowErrors(clockIn.epochMs, clockOut.epochMs, nowMs);
 
   const durationMs = clockOut.epochMs - clockIn.epochMs;
   const ordered = durationMs > 0;

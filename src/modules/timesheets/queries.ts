@@ -1,4 +1,4 @@
-import type { Executor } from '../../platform/db/database.js';
+import { type Executor } from '../../platform/db/database.js';
 
 /*
  * The reads of a timesheet report, a fixed number per batch of employees whatever its size: the

@@ -1,32 +1,35 @@
-import { stringify } from 'csv-stringify/sync';
-import type { CursorCodec } from '../../domain/cursor.js';
+import { type CursorCodec } from '../../domain/cursor.js';
+import { ApiError } from '../../domain/errors.js';
 import { isWeekday } from '../../domain/timesheets/overtime.js';
 import { isRulePack } from '../../domain/timesheets/rules.js';
 import {
-  buildTimesheet,
-  lookbackStart,
   type Timesheet,
   type TimesheetSettings,
+  buildTimesheet,
+  lookbackStart,
 } from '../../domain/timesheets/timesheet.js';
-import type { AppContext } from '../context.js';
-import type { Principal } from '../auth/service.js';
-import { invalidCursor, type Page, resolveEmployee } from '../employees/service.js';
-import { atMostOneOf, workDateRange } from '../time-tracking/service.js';
+import { type Principal } from '../auth/service.js';
+import { findWorkplaceOfCompany } from '../companies/queries.js';
+import { type AppContext } from '../context.js';
+import { findEmployeeOfCompany, namesOfEmployees } from '../employees/queries.js';
+import { resolveEmployee } from '../employees/service.js';
+import { employeeRef } from '../employees/views.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
-import { employeeRef } from '../views.js';
 import {
   type EmployeeFilter,
-  findTimesheetSettings,
-  listReportEmployees,
-  listReportBreaks,
-  listReportEntries,
-  listReportSchedules,
   type ReportBreakRow,
   type ReportEmployeeRow,
   type ReportEntryRow,
   type ReportScheduleRow,
+  findTimesheetSettings,
+  listReportBreaks,
+  listReportEmployees,
+  listReportEntries,
+  listReportSchedules,
 } from './queries.js';
-
+import { type Page, invalidCursor } from '../../shared/pages.js';
+import { atMostOneOf, workDateRange } from '../time-tracking/entries.js';
+import { type ConsolePerson } from '../people/person.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).
@@ -111,7 +114,7 @@ export async function planTimesheets(
   };
 }
 
-interface EmployeeTimesheet {
+export interface EmployeeTimesheet {
   employee: ReportEmployeeRow;
   sheet: Timesheet;
 }
@@ -152,7 +155,7 @@ function breaksByEntry(rows: readonly ReportBreakRow[]): Map<string, { startMs: 
 }
 
 /** One batch: the next `limit` employees and their timesheets, in four statements. */
-async function timesheetBatch(
+export async function timesheetBatch(
   ctx: AppContext,
   plan: TimesheetPlan,
   afterId: string | null,
@@ -260,92 +263,71 @@ export async function timesheetPage(
   };
 }
 
-/** The payroll file's columns, in this order (docs/timesheets.md); stable within v1. */
-export const CSV_COLUMNS = [
-  'employee_id',
-  'external_id',
-  'first_name',
-  'last_name',
-  'date',
-  'worked_hours',
-  'regular_hours',
-  'overtime_hours',
-  'break_minutes',
-  'entries',
-  'statuses',
-  'flags',
-  'flag_messages',
-] as const;
+export type AdminTimesheetQuery = Omit<TimesheetQuery, 'externalId'> & { from: string; to: string };
 
-/**
- * Employees per batch of the CSV file: four statements per batch, memory bounded by one batch. 50
- * rather than 200 lowered the peak RSS of a 5,000-employee file at no measurable cost in time
- * (docs/performance.md, "Timesheets on payday").
- */
-export const CSV_BATCH = 50;
-
-function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
-  return sheet.days.map((day) => [
-    employee.id,
-    employee.external_id ?? '',
-    employee.first_name ?? '',
-    employee.last_name ?? '',
-    day.date,
-    totalHours(day.workedSeconds).toFixed(2),
-    totalHours(day.regularSeconds).toFixed(2),
-    totalHours(day.overtimeSeconds).toFixed(2),
-    String(day.breakMinutes),
-    String(day.entries),
-    Object.entries(day.statuses)
-      .filter(([, n]) => n > 0)
-      .map(([status, n]) => `${status}=${n}`)
-      .join(' '),
-    day.flags.map((flag) => flag.rule).join(' '),
-    day.flags.map((flag) => `${flag.rule}: ${flag.message}`).join(' | '),
-  ]);
-}
-
-/*
- * CSV text by csv-stringify (adaltas/node-csv, widely used and kept) rather than a quoting function of
- * our own: RFC 4180 quoting and the formula-injection guard (`escape_formulas`: a cell beginning with
- * =, +, -, @, tab or carriage return gets a leading ') are its own tested options. Its synchronous API
- * formats one batch of rows at a time, so the file streams batch by batch from the database and memory
- * stays bounded by one batch. `quoted_match` quotes any cell holding a line break: with CRLF records,
- * csv-stringify quotes only cells holding the whole CRLF, and a lone CR or LF would split a row.
- */
-export function csvText(rows: string[][], delimiter: string, header: boolean): string {
-  return stringify(rows, {
-    delimiter,
-    record_delimiter: 'windows',
-    escape_formulas: true,
-    quoted_match: /[\r\n]/,
-    header,
-    columns: header ? [...CSV_COLUMNS] : undefined,
-  });
-}
-
-/**
- * The CSV file of `plan`, in chunks of one batch of employees each (the first with the header row,
- * preceded by a byte-order mark when asked), every employee after the plan's cursor.
- */
-export async function* timesheetCsv(
+/** The plan of the public operation, after making sure the employee or workplace named is the company's. */
+export async function planOf(
   ctx: AppContext,
-  plan: TimesheetPlan,
-  options: { delimiter: ',' | ';'; bom: boolean; batchSize?: number },
-): AsyncGenerator<string, void, undefined> {
-  let afterId = plan.afterId;
-  let first = true;
-  for (;;) {
-    const { sheets, hasMore } = await timesheetBatch(ctx, plan, afterId, options.batchSize ?? CSV_BATCH);
-    const rows = sheets.flatMap(csvRows);
-    const text = csvText(rows, options.delimiter, first);
-    yield first && options.bom ? `\uFEFF${text}` : text;
-    first = false;
-    if (!hasMore || sheets.length === 0) return;
-    afterId = sheets.at(-1)!.employee.id;
-  }
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: AdminTimesheetQuery,
+): Promise<TimesheetPlan> {
+  const db = ctx.database.db;
+  if (
+    query.workplaceId !== undefined &&
+    !(await findWorkplaceOfCompany(db, person.companyId, query.workplaceId))
+  )
+    throw new ApiError('not_found', 'no workplace with this id in your company');
+  if (
+    query.employeeId !== undefined &&
+    !(await findEmployeeOfCompany(db, person.companyId, query.employeeId))
+  )
+    throw new ApiError('not_found', 'no employee with this id in your company');
+  return planTimesheets(
+    ctx,
+    cursors,
+    { companyId: person.companyId, company: { timeZone: person.company.timeZone, timeTracking: true } },
+    query,
+  );
 }
 
-export function parseDelimiter(value: 'comma' | 'semicolon' | undefined): ',' | ';' {
-  return value === 'semicolon' ? ';' : ',';
+export async function timesheetsOf(
+  ctx: AppContext,
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: AdminTimesheetQuery,
+) {
+  const plan = await planOf(ctx, cursors, person, query);
+  const page = await timesheetPage(ctx, cursors, plan, query.limit ?? 25);
+  const names = await namesOfEmployees(
+    ctx.database.db,
+    person.companyId,
+    page.items.map((item) => item.employee.id),
+  );
+  const byId = new Map(names.map((row) => [row.id, row]));
+  return {
+    ...page,
+    items: page.items.map((item) => {
+      const row = byId.get(item.employee.id);
+      return {
+        ...item,
+        employee: {
+          ...item.employee,
+          firstName: row?.first_name ?? null,
+          lastName: row?.last_name ?? null,
+          email: row?.email ?? '',
+        },
+      };
+    }),
+    from: plan.from,
+    to: plan.to,
+    settings: {
+      workweekStart: plan.settings.workweekStart,
+      dailyOvertimeHours:
+        plan.settings.dailyOvertimeAfterSeconds === null
+          ? null
+          : plan.settings.dailyOvertimeAfterSeconds / 3600,
+      workingTimeRules: plan.settings.rules,
+    },
+  };
 }

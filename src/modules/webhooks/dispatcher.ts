@@ -1,17 +1,17 @@
 import { newId } from '../../domain/ids.js';
 import { signatureHeader } from '../../domain/webhook-signature.js';
-import type { AppContext } from '../context.js';
+import { type AppContext } from '../context.js';
 import { readEventsAfter, sequenceOf } from '../events/queries.js';
-import type { OutboundPolicy } from './address-guard.js';
-import { postWebhook, type SendOutcome } from './outbound.js';
+import { type OutboundPolicy } from './address-guard.js';
+import { type SendOutcome, postWebhook } from './outbound.js';
 import {
+  type EndpointRow,
   claimDue,
   clearFailingSince,
+  endpointFailureState,
   endpointsBehind,
   endpointsByIds,
-  endpointFailureState,
   endpointsOfDeadKeys,
-  type EndpointRow,
   keyState,
   leasedDelivery,
   lockEndpointForFanOut,
@@ -19,7 +19,8 @@ import {
   updateEndpointRow,
 } from './queries.js';
 import { openSecret } from './secrets.js';
-import { queueEvents, receivableTypes } from './service.js';
+import { queueEvents } from './deliveries.js';
+import { receivableTypes } from './endpoints.js';
 
 /*
  * The dispatcher, run by every `serve` instance (docs/architecture.md, "Webhooks"):

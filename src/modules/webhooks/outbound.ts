@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
-import { checkUrl, hostOf, type OutboundPolicy, UnsafeTarget, vetHost } from './address-guard.js';
+import { type OutboundPolicy, UnsafeTarget, checkUrl, hostOf, vetHost } from './address-guard.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** At most this much of a receiver's answer is read; the rest is dropped with the connection. */

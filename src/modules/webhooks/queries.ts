@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
-import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
-import type { WebhookDeliveriesTable, WebhookEndpointsTable } from '../../platform/db/schema.js';
+import { type Executor, type Tx, rowLocks } from '../../platform/db/database.js';
+import { type WebhookDeliveriesTable, type WebhookEndpointsTable } from '../../platform/db/schema.js';
 
 export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = WebhookDeliveriesTable;

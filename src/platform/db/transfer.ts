@@ -120,10 +120,8 @@ export async function exportInstallation(
   return { file: resolve(out), tables: TABLES.length, rows: counts };
 }
 
-export async function importInstallation(
-  database: Database,
-  file: string,
-): Promise<{ file: string; tables: number; rows: Record<string, number> }> {
+/** An import needs the file, and a migrated target that holds no data. */
+async function assertImportable(database: Database, file: string): Promise<void> {
   if (!existsSync(file) || !statSync(file).isFile())
     throw new TransferRefused(`there is no export at ${file}`);
   await migrateToLatest(database.db);
@@ -134,6 +132,13 @@ export async function importInstallation(
     if (held.rows.length > 0)
       throw new TransferRefused(`the target holds data (${table.name}); import only into an empty database`);
   }
+}
+
+export async function importInstallation(
+  database: Database,
+  file: string,
+): Promise<{ file: string; tables: number; rows: Record<string, number> }> {
+  await assertImportable(database, file);
   const ours = await appliedMigrations(database.db);
   const counts: Record<string, number> = {};
   let header: { format?: string; version?: number; migrations?: string[] } | null = null;

@@ -1,4 +1,4 @@
-import type { RateLimiter } from './limiter.js';
+import { type RateLimiter } from './limiter.js';
 
 export interface RateLimitHeaderInput {
   limit: number;

@@ -1,7 +1,8 @@
 import { type Kysely, sql } from 'kysely';
 
 // Types are kept to those both dialects read the same way (see schema.ts).
-export async function up(db: Kysely<unknown>): Promise<void> {
+/** Companies, workplaces, schedules, employees. */
+async function createOrganisationTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('companies')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -56,6 +57,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(['company_id', 'id'])
     .execute();
   // External ids are unique per company among employees that still exist, compared exactly (case-sensitive).
+}
+
+/** The rest of the employees' indexes, employee schedules, users, API keys, signing keys. */
+async function createAccessTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createIndex('employees_company_external_id_key')
     .on('employees')
@@ -115,7 +120,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('public_jwk', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
+}
 
+/** Time entries with their indexes, and confirmed days. */
+async function createTimeTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('time_entries')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -170,7 +178,10 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('confirmed_at', 'text', (c) => c.notNull())
     .addPrimaryKeyConstraint('confirmed_days_pkey', ['employee_id', 'work_date'])
     .execute();
+}
 
+/** Idempotency records, the audit log, app secrets. */
+async function createBookkeepingTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('idempotency_records')
     .addColumn('company_id', 'text', (c) => c.notNull())
@@ -214,6 +225,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('value', 'text', (c) => c.notNull())
     .addColumn('created_at', 'text', (c) => c.notNull())
     .execute();
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await createOrganisationTables(db);
+  await createAccessTables(db);
+  await createTimeTables(db);
+  await createBookkeepingTables(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

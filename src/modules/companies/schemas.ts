@@ -1,0 +1,52 @@
+import { Type } from '@sinclair/typebox';
+import { Guid, NullableOut } from '../../http/schemas/common.js';
+
+/* A company's settings, its workplaces and schedules, as the admin API shows and changes them. */
+
+export const AdminCompanySchema = Type.Object({
+  id: Guid,
+  name: Type.String(),
+  timeZone: NullableOut(Type.String()),
+  timeTracking: Type.Boolean(),
+  apiAccess: Type.Boolean(),
+  // Timesheet settings (issue 21), changed from the console's Company screen (issue 23).
+  workweekStart: Type.String({ description: 'the first day of the workweek, monday … sunday' }),
+  dailyOvertimeHours: NullableOut(
+    Type.Number({ description: 'hours a day after which time is overtime; null: none' }),
+  ),
+  workingTimeRules: Type.String({
+    description: 'the working-time rule pack timesheets flag: none, de-arbzg, us-ca',
+  }),
+});
+
+export const UpdateCompanyBodySchema = Type.Object(
+  {
+    timeZone: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()])),
+    timeTracking: Type.Optional(Type.Boolean()),
+    apiAccess: Type.Optional(Type.Boolean()),
+    workweekStart: Type.Optional(
+      Type.Unsafe<string>({
+        type: 'string',
+        enum: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'],
+      }),
+    ),
+    dailyOvertimeHours: Type.Optional(
+      Type.Union([
+        Type.Number({ minimum: 0, maximum: 24, description: 'at most two decimals' }),
+        Type.Null(),
+      ]),
+    ),
+    workingTimeRules: Type.Optional(
+      Type.Unsafe<string>({ type: 'string', enum: ['none', 'de-arbzg', 'us-ca'] }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const WorkplaceListSchema = Type.Object({
+  items: Type.Array(Type.Object({ id: Guid, name: Type.String(), timeZone: NullableOut(Type.String()) })),
+});
+
+export const ScheduleListSchema = Type.Object({
+  items: Type.Array(Type.Object({ id: Guid, name: Type.String(), weeklyHours: NullableOut(Type.Number()) })),
+});

@@ -1,0 +1,12 @@
+/* A person signed in to the console, as every feature's admin operations receive them. */
+
+/** The signed-in person as the console sees them (contract: Person). */
+export interface ConsolePerson {
+  id: string;
+  email: string;
+  companyId: string;
+  permissions: number[];
+  superAdmin: boolean;
+  csrfToken: string;
+  company: { id: string; name: string; timeZone: string | null };
+}

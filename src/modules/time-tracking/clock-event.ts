@@ -1,0 +1,289 @@
+import { ApiError, validationError } from '../../domain/errors.js';
+import { localizeInstant, type ParsedInstant } from '../../domain/time-zone.js';
+import type { Tx } from '../../platform/db/database.js';
+import type { Principal } from '../auth/service.js';
+import type { EmployeeForWrite } from '../employees/queries.js';
+import { recordBreakPunch, spansOf } from './breaks.js';
+import { type BreakRow, closeOpenBreak, findEntryBreaks } from './queries/breaks.js';
+import { findPunchContext } from './queries/context.js';
+import { findDuplicateBreakPunch, findDuplicatePunch } from './queries/duplicates.js';
+import { completeSession } from './queries/entries.js';
+import { evaluateClockOutAfterBreaks, sessionFigures } from './break-rules.js';
+import {
+  checkPunchWindow,
+  DUPLICATE_WINDOW_MS,
+  evaluateClockOut,
+  MAX_SESSION_MS,
+  resolveToggle,
+} from './punch-rules.js';
+import {
+  type ClockEventInput,
+  ENTRY_SOURCES,
+  entryResult,
+  newEntry,
+  storedInstant,
+  storedPunch,
+  timeEntryListItem,
+  type WriteOutcome,
+  type WriteResult,
+} from './results.js';
+import {
+  appendNotes,
+  assertBusinessRules,
+  assertDaysOpen,
+  dayBefore,
+  insertOpenSession,
+  loadEmployeeContext,
+  notes,
+  parseInstantField,
+  type PunchWrite,
+  recordEntryChange,
+} from './writes.js';
+
+/**
+ * POST /time-clock/events: one punch, in the caller's transaction. Resolve the instant (in its
+ * window), lock the employee, answer a retry's duplicate with what it recorded, read the context in
+ * one statement, let the pure rules decide what the punch is, and write it.
+ */
+export async function recordClockEvent(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: ClockEventInput,
+  options: { dryRun: boolean; detectDuplicates: boolean },
+): Promise<WriteOutcome> {
+  // Resolve: the instant as sent, within its window.
+  const parsed = parsePunchInstant(input.occurredAt, now);
+  // Lock: concurrent punches for one employee (several instances on one PostgreSQL) queue here.
+  const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
+  const punch = localizeInstant(parsed, zone);
+  // Duplicate? A punch repeated within a minute answers what the first one recorded.
+  if (options.detectDuplicates) {
+    const replay = await replayDuplicate(tx, principal, employee, input.type, parsed.epochMs, options.dryRun);
+    if (replay) return replay;
+  }
+  // Context: the schedule, the open session, the day locks and a covering entry, in one statement.
+  const context = await findPunchContext(tx, {
+    employeeId: employee.id,
+    workDate: punch.workDate,
+    instant: punch.utcIso,
+    startedAfter: dayBefore(punch.utcIso),
+    sessionStartedAfter: dayBefore(dayBefore(punch.utcIso)),
+  });
+  assertBusinessRules(employee, context.scheduleId, punch.workDate);
+  // Decide: what the punch is (a toggle becomes a clock-in or a clock-out), then the rules of that.
+  const open = context.open;
+  const effective =
+    input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
+  const breaks =
+    open && context.openHasBreaks && effective !== 'clock_in' ? await findEntryBreaks(tx, open.id) : [];
+  // Write.
+  const at = new Date(now).toISOString();
+  const write: PunchWrite = {
+    principal,
+    at,
+    employee,
+    punch,
+    context,
+    breaks,
+    input,
+    dryRun: options.dryRun,
+  };
+  switch (effective) {
+    case 'break_start':
+    case 'break_end':
+      return recordBreakPunch(tx, write, effective);
+    case 'clock_in':
+      return clockIn(tx, write);
+    case 'clock_out':
+      return clockOut(tx, write);
+  }
+}
+
+/** The punch's instant: an RFC 3339 date-time with offset, at most 5 minutes ahead and 30 days back. */
+function parsePunchInstant(occurredAt: string, now: number): ParsedInstant {
+  const parsed = parseInstantField(occurredAt, 'occurredAt');
+  const windowError = checkPunchWindow(parsed.epochMs, now);
+  if (windowError)
+    throw validationError([
+      {
+        field: 'occurredAt',
+        message:
+          windowError === 'too_far_in_future'
+            ? 'must be at most 5 minutes in the future'
+            : 'must be at most 30 days in the past',
+        code: windowError,
+      },
+    ]);
+  return parsed;
+}
+
+/**
+ * The one duplicate check: the same punch (type, caller, instant within a minute) already recorded
+ * answers 200 with what it recorded, localised as it was stored. Null when there is none.
+ */
+async function replayDuplicate(
+  tx: Tx,
+  principal: Principal,
+  employee: EmployeeForWrite,
+  sentType: ClockEventInput['type'],
+  epochMs: number,
+  dryRun: boolean,
+): Promise<WriteOutcome | null> {
+  const window = {
+    employeeId: employee.id,
+    sentType,
+    callerId: principal.id,
+    from: new Date(epochMs - DUPLICATE_WINDOW_MS).toISOString(),
+    to: new Date(epochMs + DUPLICATE_WINDOW_MS).toISOString(),
+    startedAfter: new Date(epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
+  };
+  let found: {
+    entry: Parameters<typeof storedPunch>[0];
+    type: WriteResult['type'];
+    punched: ReturnType<typeof storedPunch>;
+  } | null = null;
+  if (sentType === 'break_start' || sentType === 'break_end') {
+    const duplicate = await findDuplicateBreakPunch(tx, window);
+    if (duplicate) {
+      const { entry, brk, matched } = duplicate;
+      const punched =
+        matched === 'start'
+          ? storedInstant(entry, brk.start_at, brk.start_time)
+          : storedInstant(entry, brk.end_at!, brk.end_time!);
+      found = { entry, type: sentType, punched };
+    }
+  } else {
+    const duplicate = await findDuplicatePunch(tx, window);
+    if (duplicate) {
+      const { entry, matched } = duplicate;
+      found = {
+        entry,
+        type: matched === 'start' ? 'clock_in' : 'clock_out',
+        punched: storedPunch(entry, matched),
+      };
+    }
+  }
+  if (!found) return null;
+  // A dry run that meets a duplicate still wrote nothing; it says so like every dry run.
+  return {
+    status: 200,
+    body: entryResult(found.entry, employee, found.type, found.punched, dryRun, found.entry.id),
+  };
+}
+
+/** A clock-in opens a session: none may be open, the day must be open, no entry may cover the instant. */
+async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
+  const { principal, at, employee, punch, context, input } = write;
+  if (context.open)
+    throw new ApiError(
+      'already_clocked_in',
+      `a session is open since ${context.open.start_at} (entry ${context.open.id})`,
+    );
+  assertDaysOpen(context.punchDayLocked, [punch.workDate]);
+  if (context.coveringId !== null)
+    throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
+  const entry = newEntry(principal, employee, at, {
+    work_date: punch.workDate,
+    start_at: punch.utcIso,
+    end_at: null,
+    start_time: punch.time,
+    end_time: null,
+    ends_next_day: 0,
+    break_minutes: null,
+    net_seconds: null,
+    status: 'open',
+    source: ENTRY_SOURCES.timeClock,
+    time_zone: punch.timeZone,
+    notes: notes(input.deviceId),
+    note: input.note ?? null,
+    clock_in_event: input.type,
+    closed_by_id: null,
+  });
+  if (write.dryRun) return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
+  await insertOpenSession(tx, entry);
+  await recordEntryChange(tx, principal, at, {
+    action: 'time_entry.clock_in',
+    entryId: entry.id,
+    details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+    event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee, []) },
+  });
+  return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
+}
+
+/** The session's net seconds at a clock-out, or the refusal: 24 hours or longer, before its start or a break. */
+function closingSeconds(write: PunchWrite, open: NonNullable<PunchWrite['context']['open']>): number {
+  const { punch, breaks } = write;
+  const closing = evaluateClockOut(Date.parse(open.start_at), punch.epochMs);
+  if (!closing.ok) {
+    throw new ApiError(
+      closing.error,
+      closing.error === 'session_too_long'
+        ? `the session open since ${open.start_at} would last 24 hours or longer; it stays open (record such shifts with POST /time-entries)`
+        : `the clock-out is before the session started at ${open.start_at}`,
+    );
+  }
+  const spans = spansOf(breaks);
+  const afterBreaks = evaluateClockOutAfterBreaks(spans, punch.epochMs);
+  if (!afterBreaks.ok)
+    throw new ApiError(
+      afterBreaks.error,
+      `the clock-out is before ${spans.at(-1)!.endMs === null ? 'the start of the break in progress' : 'the end of the last break'} (${breaks.at(-1)!.end_at ?? breaks.at(-1)!.start_at})`,
+    );
+  return closing.durationSeconds;
+}
+
+/** A clock-out completes the open session (ending a break in progress at the clock-out). */
+async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
+  const { principal, at, employee, punch, context, breaks, input } = write;
+  const open = context.open;
+  if (!open) throw new ApiError('no_open_session', 'the employee has no open session to clock out of');
+  const durationSeconds = closingSeconds(write, open);
+  assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
+  if (context.swallowedId !== null)
+    throw new ApiError(
+      'overlaps_existing_entry',
+      `closing the session would overlap entry ${context.swallowedId}`,
+    );
+  const spans = spansOf(breaks);
+  const figures =
+    spans.length > 0
+      ? sessionFigures(Date.parse(open.start_at), punch.epochMs, spans)
+      : { breakMinutes: open.break_minutes, netSeconds: durationSeconds };
+  const completed = {
+    ...open,
+    break_minutes: figures.breakMinutes,
+    end_at: punch.utcIso,
+    end_time: punch.time,
+    ends_next_day: punch.workDate !== open.work_date ? 1 : 0,
+    net_seconds: figures.netSeconds,
+    status: 'pending_approval',
+    notes: appendNotes(open.notes, notes(input.deviceId)),
+    note: input.note ?? open.note,
+    clock_out_event: input.type,
+    closed_by_id: principal.id,
+    updated_at: at,
+  };
+  if (write.dryRun)
+    return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
+  const ending = {
+    end_at: punch.utcIso,
+    end_time: punch.time,
+    end_event: input.type,
+    closed_by_id: principal.id,
+  };
+  if (spans.some((b) => b.endMs === null))
+    await closeOpenBreak(tx, { entryId: open.id, ...ending, updated_at: at });
+  await completeSession(tx, open.id, completed);
+  // A clock-out during a break ends the break at the clock-out.
+  const finalBreaks: BreakRow[] = breaks.map((b) =>
+    b.end_at === null ? { ...b, ...ending, updated_at: at } : b,
+  );
+  await recordEntryChange(tx, principal, at, {
+    action: 'time_entry.clock_out',
+    entryId: open.id,
+    details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
+  });
+  return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
+}

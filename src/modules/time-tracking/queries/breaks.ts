@@ -1,0 +1,99 @@
+import { type Executor, type Tx } from '../../../platform/db/database.js';
+import { prepareQuery } from '../../../platform/db/prepared.js';
+import { type TimeEntryBreakRow } from '../../../platform/db/schema.js';
+
+/*
+ * Breaks (issue 20): rows of `time_entry_breaks`, each inside its clocked entry; at most one open
+ * (no end) per entry, enforced by a partial unique index.
+ */
+
+export type BreakRow = TimeEntryBreakRow;
+
+const entryBreaksQuery = prepareQuery((db, p: { entryId: string }) =>
+  db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('time_entry_id', '=', p.entryId)
+    .orderBy('start_at')
+    .orderBy('id'),
+);
+
+/** An entry's breaks, oldest first. */
+export async function findEntryBreaks(db: Executor, entryId: string): Promise<BreakRow[]> {
+  return entryBreaksQuery.execute(db, { entryId });
+}
+
+/** The breaks of several entries (a page of a list), oldest first, by entry id. */
+export async function findBreaksOfEntries(
+  db: Executor,
+  entryIds: string[],
+): Promise<Map<string, BreakRow[]>> {
+  const byEntry = new Map<string, BreakRow[]>(entryIds.map((id) => [id, []]));
+  if (entryIds.length === 0) return byEntry;
+  const rows = await db
+    .selectFrom('time_entry_breaks')
+    .selectAll()
+    .where('time_entry_id', 'in', entryIds)
+    .orderBy('time_entry_id')
+    .orderBy('start_at')
+    .orderBy('id')
+    .execute();
+  for (const row of rows) byEntry.get(row.time_entry_id)?.push(row);
+  return byEntry;
+}
+
+const BREAK_COLUMNS = [
+  'id',
+  'company_id',
+  'employee_id',
+  'time_entry_id',
+  'start_at',
+  'end_at',
+  'start_time',
+  'end_time',
+  'start_event',
+  'end_event',
+  'created_by_id',
+  'closed_by_id',
+  'created_at',
+  'updated_at',
+] as const satisfies readonly (keyof BreakRow)[];
+
+const insertBreakQuery = prepareQuery((db, p: BreakRow) =>
+  db
+    .insertInto('time_entry_breaks')
+    .values(Object.fromEntries(BREAK_COLUMNS.map((c) => [c, p[c]])) as unknown as BreakRow),
+);
+
+/** A new (open) break. A second open break of the entry fails here (partial unique index). */
+export async function insertBreak(tx: Tx, row: BreakRow): Promise<void> {
+  await insertBreakQuery.executeWrite(tx, row);
+}
+
+interface BreakClosing {
+  entryId: string;
+  end_at: string;
+  end_time: string;
+  end_event: string;
+  closed_by_id: string;
+  updated_at: string;
+}
+
+const closeBreakQuery = prepareQuery((db, p: BreakClosing) =>
+  db
+    .updateTable('time_entry_breaks')
+    .set({
+      end_at: p.end_at,
+      end_time: p.end_time,
+      end_event: p.end_event,
+      closed_by_id: p.closed_by_id,
+      updated_at: p.updated_at,
+    })
+    .where('time_entry_id', '=', p.entryId)
+    .where('end_at', 'is', null),
+);
+
+/** Ends the entry's open break; the number of breaks ended (0 or 1). */
+export async function closeOpenBreak(tx: Tx, closing: BreakClosing): Promise<number> {
+  return closeBreakQuery.executeWrite(tx, closing);
+}

@@ -1,0 +1,129 @@
+import { ApiError, validationError } from '../../domain/errors.js';
+import { type ParsedInstant, parseInstantWithOffset, type LocalizedInstant } from '../../domain/time-zone.js';
+import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
+import { recordAudit } from '../audit/queries.js';
+import type { Principal } from '../auth/service.js';
+import { type EmployeeSelector, lockEmployeeForWrite } from '../employees/service.js';
+import type { EmployeeForWrite } from '../employees/queries.js';
+import { appendEvents, type NewEvent } from '../events/service.js';
+import type { BreakRow } from './queries/breaks.js';
+import type { PunchContext } from './queries/context.js';
+import { type EntryValues, insertTimeEntry } from './queries/entries.js';
+import { MAX_SESSION_MS } from './punch-rules.js';
+import type { ClockEventInput } from './results.js';
+
+/*
+ * What every write of time tracking shares: the employee's row lock and time zone, the business rules
+ * and the day locks every write checks, and the audit row and event every write records.
+ */
+
+/** A punch on its way to being written: who, when, the employee, the localised instant, its context. */
+export interface PunchWrite {
+  principal: Principal;
+  at: string;
+  employee: EmployeeForWrite;
+  punch: LocalizedInstant;
+  context: PunchContext;
+  /** The open session's breaks, oldest first (read only when it has any). */
+  breaks: BreakRow[];
+  input: ClockEventInput;
+  dryRun: boolean;
+}
+
+export function parseInstantField(value: string, field: string): ParsedInstant {
+  const parsed = parseInstantWithOffset(value);
+  if (!parsed)
+    throw validationError([
+      { field, message: 'must be an RFC 3339 date-time with an explicit UTC offset', code: 'format' },
+    ]);
+  return parsed;
+}
+
+/*
+ * Every stored entry lasts less than 24 hours (longer sessions and shifts are refused), so an entry
+ * that reaches an instant started less than a day before it: the overlap and duplicate lookups read
+ * only that day of the employee's history (see queries/duplicates.ts).
+ */
+export function dayBefore(iso: string): string {
+  return new Date(Date.parse(iso) - MAX_SESSION_MS).toISOString();
+}
+
+export function notes(deviceId: string | null | undefined): string | null {
+  return deviceId ? `[device: ${deviceId}]` : null;
+}
+
+export function appendNotes(existing: string | null, addition: string | null): string | null {
+  if (!addition) return existing;
+  return existing ? `${existing} ${addition}` : addition;
+}
+
+/**
+ * Spec, time-zone rule: the workplace's zone, else the company's, else the offset as sent. Reading the
+ * employee also takes their row lock on PostgreSQL (`FOR UPDATE`): concurrent writes for one employee,
+ * from any instance, queue here. SQLite's write transaction (BEGIN IMMEDIATE) already serialises them.
+ */
+export async function loadEmployeeContext(
+  tx: Tx,
+  principal: Principal,
+  selector: EmployeeSelector,
+): Promise<{ employee: EmployeeForWrite; zone: string | null }> {
+  const { workplace_time_zone: zone, ...employee } = await lockEmployeeForWrite(
+    tx,
+    principal.companyId,
+    selector,
+  );
+  return { employee, zone: zone ?? principal.company.timeZone };
+}
+
+export function assertBusinessRules(
+  employee: EmployeeForWrite,
+  scheduleId: string | null,
+  workDate: string,
+): void {
+  if (employee.workplace_id === null)
+    throw new ApiError('business_rule_violation', 'the employee has no workplace');
+  if (scheduleId === null)
+    throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
+}
+
+export function assertDaysOpen(locked: boolean, dates: string[]): void {
+  if (locked)
+    throw new ApiError(
+      'day_locked',
+      `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
+    );
+}
+
+/**
+ * What every write of this module records with its change, in its transaction: the audit row (who
+ * did what) and the change feed's event (what the integrators see).
+ */
+export async function recordEntryChange(
+  tx: Tx,
+  principal: Principal,
+  at: string,
+  change: { action: string; entryId: string; details: Record<string, unknown>; event: NewEvent },
+): Promise<void> {
+  await recordAudit(tx, {
+    companyId: principal.companyId,
+    actorType: principal.kind,
+    actorId: principal.id,
+    action: change.action,
+    targetType: 'time_entry',
+    targetId: change.entryId,
+    details: change.details,
+    at,
+  });
+  await appendEvents(tx, principal.companyId, [change.event], at);
+}
+
+/** The partial unique index on open sessions is the last word on "one open session per employee". */
+export async function insertOpenSession(tx: Tx, entry: EntryValues): Promise<void> {
+  try {
+    await insertTimeEntry(tx, entry);
+  } catch (error) {
+    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entries'))
+      throw new ApiError('already_clocked_in', 'a session is already open');
+    throw error;
+  }
+}
