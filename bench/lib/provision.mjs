@@ -24,7 +24,7 @@ export async function openStore(databaseUrl) {
 }
 
 /** A company in Berlin with a workplace, a schedule, an admin and one API key with the API's scopes. */
-export async function createTenant(ctx, name) {
+export async function createTenant(ctx, name, { scopes = ALL_SCOPES } = {}) {
   const company = await inTransaction(ctx, (tx, now) => createCompany(tx, now, { name, timeZone: ZONE }));
   const workplace = await inTransaction(ctx, (tx, now) =>
     createWorkplace(tx, now, {
@@ -40,7 +40,7 @@ export async function createTenant(ctx, name) {
     createUser(tx, now, {
       companyId: company.id,
       email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example`,
-      permissions: '86,47,49,52,72,90',
+      permissions: '86,47,49,52,72,90,94',
       superAdmin: true,
     }),
   );
@@ -49,7 +49,7 @@ export async function createTenant(ctx, name) {
       companyId: company.id,
       createdBy: admin.id,
       name: `${name} key`,
-      scopes: ALL_SCOPES,
+      scopes,
     }),
   );
   return {
