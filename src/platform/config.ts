@@ -53,6 +53,8 @@ export interface WebhookConfig {
   readonly pollIntervalMs: number;
   /** WEBHOOK_DISPATCH=false: this instance sends no deliveries (another one does). */
   readonly dispatch: boolean;
+  /** WEBHOOK_LEASE_SECONDS: how long a claimed delivery is held; a crashed instance's claims are sent again after it. */
+  readonly leaseSeconds: number;
 }
 
 /**
@@ -103,7 +105,16 @@ function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
     encryptionKey,
     pollIntervalMs: positiveInteger('WEBHOOK_POLL_INTERVAL_MS', env.WEBHOOK_POLL_INTERVAL_MS, 500),
     dispatch: booleanFlag('WEBHOOK_DISPATCH', env.WEBHOOK_DISPATCH, true),
+    // At least the 10 s an attempt may take, or a slow attempt's delivery would be sent twice.
+    leaseSeconds: leaseSeconds(env.WEBHOOK_LEASE_SECONDS),
   };
+}
+
+function leaseSeconds(raw: string | undefined): number {
+  const value = positiveInteger('WEBHOOK_LEASE_SECONDS', raw, 30);
+  if (value < 11)
+    throw new ConfigError('WEBHOOK_LEASE_SECONDS must be at least 11 (an attempt may take 10 s)');
+  return value;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
