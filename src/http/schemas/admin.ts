@@ -200,7 +200,7 @@ export const UpdateCompanyBodySchema = Type.Object(
 );
 
 /** Errors every admin operation can answer. */
-const ALWAYS: ErrorName[] = ['internal_error', 'service_unavailable'];
+const ALWAYS: ErrorName[] = ['internal_error', 'service_unavailable', 'storage_full'];
 
 /** Problem responses for `names` (plus the server faults), grouped by status, each with its names as an enum. */
 export function adminErrors(names: ErrorName[]) {
