@@ -112,11 +112,11 @@ describe('metrics and overload', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_100));
     // 100 clients of another process, each sending its next request as soon as the last is answered:
     // their connections are opened first (a lagging loop accepts one connection per turn). Then the
-    // server, which shares this process, gets turns of 100 ms of synchronous work for 3.5 s: a loop
+    // server, which shares this process, gets turns of 200 ms of synchronous work for 7 s: a loop
     // lagging far beyond its 20 ms target, with the crowd's requests queued in its sockets.
-    const crowd = crowdOf(100, `${server.listenUrl}/api/public/v1/me`, 5_000);
+    const crowd = crowdOf(100, `${server.listenUrl}/api/public/v1/me`, 9_000);
     await new Promise((resolve) => setTimeout(resolve, 1_200));
-    const stopLag = lagLoop(Date.now() + 3_500);
+    const stopLag = lagLoop(Date.now() + 7_000, 200);
     const { counts, shed } = await crowd;
     stopLag();
     expect(counts[503] ?? 0).toBeGreaterThan(0);
