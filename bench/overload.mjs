@@ -1,81 +1,194 @@
-// Overload: one request kind on SQLite at twice the API's maximum throughput, open loop (request i is
-// due at start + i/rate, measured from that moment, as bench/lib/paced.mjs does), with shedding off,
-// with the defaults and with each loop-delay target. Reports the p99 of accepted (2xx) requests, the
-// share of 503s, requests never answered, and the server's peak RSS. Run after a build:
-// `node bench/overload.mjs [--request=token|me] [--duration=S] [--connections=N] [--delays=10,20,50]`.
+// Overload shedding (docs/operations.md, "Overload"): does the gate shed only real overload? Three
+// parts, each against a real `serve` process with the default overload settings:
 //
-// The default request is a page of 100 employees (`GET /employees?limit=100`, what an HRIS sync
-// does), a company of 200: a tenth of GET /me's throughput, so the load generator, on the same two
-// cores, can offer twice the capacity. GET /me (`--request=me`) and the token endpoint
-// (`--request=token`) are so cheap that it cannot: their backlog then waits in the generator, where no
-// server can see or shed it (docs/operations.md).
+// (lone)  a lone client sending requests one after another, cycling through every public operation
+//         (the description and a timesheet CSV included), while a CPU hog of our own (a child process
+//         spinning) takes one core: the target is 0 shed (no 503) in --lone-requests (2,000);
+// (under) an open loop at 0.8 × the measured capacity: target 0 shed;
+// (over)  an open loop at 2 × the capacity: the accepted (2xx) requests' p99, from each request's due
+//         time, under 1 s, and a shed share near the excess (about half).
+// The capacity is the maximum throughput of the request kind with shedding off (autocannon, 10
+// connections, 5 s). The open loop sends request i at start + i/rate over --connections keep-alive
+// connections, one request in flight each, and measures from the due time (wrk2's way).
+//
+// node bench/overload.mjs [--db=sqlite|postgres] [--parts=lone,under,over] [--lone-requests=2000]
+//   [--duration=S] [--connections=N] [--request=employees|me] [--compare] [--no-hog]
+// --compare adds the 2× run with shedding off. BENCH_PG_ADMIN_URL overrides
+// postgres://postgres@127.0.0.1:5432/postgres. Run after `npm run build`.
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { URLSearchParams } from 'node:url';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { Client } from 'undici';
 import { commandLine } from './lib/cli.mjs';
+import { everyEndpoint } from './lib/every-endpoint.mjs';
 import { summary } from './lib/paced.mjs';
 import { sampleRss, startProcess } from './lib/processes.mjs';
 import { bulkEmployees, createTenant, openStore } from './lib/provision.mjs';
+import { fetchToken } from './lib/token.mjs';
 
-const { option } = commandLine();
+const { option, flag } = commandLine();
+const db = String(option('db', 'sqlite'));
+if (!['sqlite', 'postgres'].includes(db)) throw new Error('--db must be sqlite or postgres');
+const parts = String(option('parts', 'lone,under,over')).split(',');
+const loneRequests = Number(option('lone-requests', 2000));
 const durationS = Number(option('duration', 10));
-const connections = Number(option('connections', 256));
+const connections = Number(option('connections', 512));
 const kind = String(option('request', 'employees'));
-if (!['employees', 'token', 'me'].includes(kind)) throw new Error('--request must be employees, token or me');
+if (!['employees', 'me'].includes(kind)) throw new Error('--request must be employees or me');
 const CLI = 'dist/cli/main.js';
-const LIMITS = { RATE_LIMIT_PER_MINUTE: '1000000000', TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000' };
-
-const REQUEST_LABEL = {
-  employees: 'GET /employees?limit=100',
-  token: 'POST /oauth/token',
-  me: 'GET /me',
+const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+const ENV = {
+  RATE_LIMIT_PER_MINUTE: '1000000000',
+  TOKEN_RATE_LIMIT_PER_MINUTE: '1000000000',
+  WEBHOOK_ALLOW_HTTP: 'true',
+  WEBHOOK_ALLOWED_HOSTS: '127.0.0.1',
 };
+const OFF = {
+  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
+  OVERLOAD_MAX_IN_FLIGHT: '0',
+};
+const SCOPES = 'attendance.record,attendance.read,attendance.reports,employees.read,webhooks.manage';
+const REQUEST_LABEL = { employees: 'GET /employees?limit=100', me: 'GET /me' };
 
-/** A company of 200 employees in a fresh SQLite file (for `employees`); its key's credentials. */
-async function provision(dir) {
-  const { store, ctx, close } = await openStore(`sqlite:${join(dir, 'overload.sqlite')}`);
+/** A fresh database (SQLite file or PostgreSQL database) with a company of 200; dropped by `drop`. */
+async function freshDatabase() {
+  let url;
+  let drop;
+  if (db === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'punchclock-overload-'));
+    url = `sqlite:${join(dir, 'overload.sqlite')}`;
+    drop = async () => rmSync(dir, { recursive: true, force: true });
+  } else {
+    const name = `punchclock_bench_overload_${process.pid}_${Date.now().toString(36)}`;
+    const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const target = new URL(PG_ADMIN_URL);
+    target.pathname = `/${name}`;
+    url = target.toString();
+    drop = async () => {
+      const client = new pg.Client({ connectionString: PG_ADMIN_URL });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    };
+  }
+  const { store, ctx, close } = await openStore(url);
   try {
-    const tenant = await createTenant(ctx, 'Overload');
-    await bulkEmployees(store, tenant, 200, { prefix: 'OV' });
-    return tenant.key;
+    const tenant = await createTenant(ctx, 'Overload', { scopes: SCOPES });
+    const employees = await bulkEmployees(store, tenant, 200, { prefix: 'OV' });
+    return { url, drop, tenant, employees: employees.map((e) => e.id) };
   } finally {
     await close();
   }
 }
 
-async function serve(dir, env) {
-  return startProcess('api', [CLI, 'serve', '--demo-if-empty'], {
-    DATABASE_URL: `sqlite:${join(dir, 'overload.sqlite')}`,
+async function withServer(env, fn) {
+  const database = await freshDatabase();
+  const server = await startProcess('api', [CLI, 'serve'], {
+    DATABASE_URL: database.url,
     PORT: '0',
     LOG_LEVEL: 'warn',
-    ...LIMITS,
+    ...ENV,
     ...env,
   });
+  try {
+    return await fn(server, database);
+  } finally {
+    await server.stop();
+    await database.drop();
+  }
 }
 
-/** The request this run repeats, for undici and autocannon alike, with the demo key's credentials. */
-async function requestFor(server, key) {
-  const clientId = key?.clientId ?? /client id: (\S+)/.exec(server.stdout())?.[1];
-  const secret = key?.secret ?? /secret: +(\S+)/.exec(server.stdout())?.[1];
-  const form = new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: clientId,
-    client_secret: secret,
-  }).toString();
-  const tokenRequest = {
-    path: '/api/public/v1/oauth/token',
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: form,
-  };
-  if (kind === 'token') return tokenRequest;
-  const response = await fetch(`${server.url}${tokenRequest.path}`, tokenRequest);
-  if (response.status !== 200) throw new Error(`token: ${response.status}`);
-  const token = (await response.json()).access_token;
+/** A child process spinning on one core for as long as it lives. */
+function cpuHog() {
+  const child = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  return { pid: child.pid, stop: () => child.kill('SIGKILL') };
+}
+
+/** A webhook receiver answering 200 to everything. */
+async function receiver() {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.end('ok'));
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, close: () => server.close() };
+}
+
+async function lone() {
+  const hook = await receiver();
+  const hog = flag('no-hog') ? null : cpuHog();
+  try {
+    return await withServer({}, async (server, database) => {
+      // A running instance, not one still starting (the gate arms a second after listening).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      let token = await fetchToken(server.url, database.tenant.key.clientId, database.tenant.key.secret);
+      const requests = everyEndpoint({
+        token: () => token,
+        key: database.tenant.key,
+        employees: database.employees,
+        workplaceId: database.tenant.workplaceId,
+        receiverUrl: hook.url,
+      });
+      const client = new Client(server.url, { pipelining: 1, keepAliveTimeout: 60_000 });
+      const statusCounts = {};
+      const shedBy = {};
+      const latencies = [];
+      const slowest = {};
+      for (let i = 0; i < loneRequests; i++) {
+        const request = requests.next();
+        const started = performance.now();
+        const response = await client.request({
+          method: request.method,
+          path: request.path,
+          headers: request.headers,
+          body: request.body,
+        });
+        const body = await response.body.text();
+        const ms = performance.now() - started;
+        latencies.push(ms);
+        slowest[request.label] = Math.max(slowest[request.label] ?? 0, ms);
+        statusCounts[response.statusCode] = (statusCounts[response.statusCode] ?? 0) + 1;
+        if (process.env.BENCH_DEBUG && response.statusCode >= 400)
+          console.log(request.label, response.statusCode, body.slice(0, 300));
+        if (response.statusCode === 503) shedBy[request.label] = (shedBy[request.label] ?? 0) + 1;
+        if (request.label === 'POST /oauth/token' && response.statusCode === 200)
+          token = JSON.parse(body).access_token;
+        request.onResponse?.(response.statusCode, body);
+      }
+      await client.close();
+      const worst = Object.entries(slowest)
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 3)
+        .map(([label, ms]) => `${label} ${ms.toFixed(0)} ms`);
+      return {
+        requests: loneRequests,
+        operations: requests.operations,
+        shed: statusCounts[503] ?? 0,
+        statusCounts,
+        shedBy,
+        latency: summary(latencies),
+        slowest: worst,
+        hog: hog !== null,
+      };
+    });
+  } finally {
+    hog?.stop();
+    hook.close();
+  }
+}
+
+/** The request this run repeats, with a token of the tenant's key. */
+async function repeatedRequest(server, database) {
+  const token = await fetchToken(server.url, database.tenant.key.clientId, database.tenant.key.secret);
   const path = kind === 'me' ? '/api/public/v1/me' : '/api/public/v1/employees?limit=100';
   return { path, method: 'GET', headers: { authorization: `Bearer ${token}` } };
 }
@@ -134,64 +247,61 @@ async function openLoop(url, request, rate) {
   };
 }
 
-const results = [];
-const capacity = await (async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'punchclock-overload-'));
-  const key = kind === 'employees' ? await provision(dir) : null;
-  const server = await serve(dir, { OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0', OVERLOAD_MAX_IN_FLIGHT: '0' });
-  try {
-    const request = await requestFor(server, key);
+async function measureCapacity() {
+  return withServer(OFF, async (server, database) => {
+    const request = await repeatedRequest(server, database);
     const run = await autocannon({
       url: `${server.url}${request.path}`,
       method: request.method,
       headers: request.headers,
-      body: request.body,
       connections: 10,
       duration: 5,
     });
     return Math.round(run.requests.average);
-  } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
-  }
-})();
-console.log(
-  `maximum throughput of ${REQUEST_LABEL[kind]} (10 connections, 5 s): ${capacity} req/s; overload runs at ${2 * capacity} req/s, ${connections} connections, ${durationS} s`,
-);
+  });
+}
 
-const OFF = {
-  OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-  OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: '0',
-  OVERLOAD_MAX_IN_FLIGHT: '0',
-};
-const configurations = [
-  ['no shedding', OFF],
-  ['defaults', {}],
-  ...String(option('delays', '5,10,20,50'))
-    .split(',')
-    .map((ms) => [`loop delay target ${ms} ms`, { ...OFF, OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: ms }]),
-  ['in flight > 32', { ...OFF, OVERLOAD_MAX_IN_FLIGHT: '32' }],
-];
-for (const [label, env] of configurations) {
-  const dir = mkdtempSync(join(tmpdir(), 'punchclock-overload-'));
-  const key = kind === 'employees' ? await provision(dir) : null;
-  const server = await serve(dir, env);
-  try {
-    const request = await requestFor(server, key);
-    // A running instance meets the overload, not one still starting: shedding by delay is armed a
-    // second after listening.
+async function paced(label, env, rate) {
+  return withServer(env, async (server, database) => {
+    const request = await repeatedRequest(server, database);
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     const rss = sampleRss(server.pid);
-    const result = await openLoop(server.url, request, 2 * capacity);
+    const result = await openLoop(server.url, request, rate);
     const { peakKb } = rss.stop();
-    results.push({ label, ...result, peakRssMb: Math.round(peakKb / 1024) });
     const a = result.accepted;
     console.log(
-      `${label}: ${result.answered} answered (${(result.share503 * 100).toFixed(1)}% 503), ${result.unanswered} never answered, ` +
+      `${label}: ${result.answered} answered at ${rate} req/s offered (${(result.share503 * 100).toFixed(1)}% 503), ${result.unanswered} never answered, ` +
         `accepted p50 ${a.p50?.toFixed(1)} ms, p99 ${a.p99?.toFixed(1)} ms (from the due time), peak RSS ${Math.round(peakKb / 1024)} MB, statuses ${JSON.stringify(result.statusCounts)}`,
     );
-  } finally {
-    await server.stop();
-    rmSync(dir, { recursive: true, force: true });
+    return { label, ...result, peakRssMb: Math.round(peakKb / 1024) };
+  });
+}
+
+const load = (await import('node:os')).loadavg().map((n) => n.toFixed(2));
+console.log(`overload benchmark on ${db}; load average at start ${load.join(' ')}`);
+if (parts.includes('lone')) {
+  const result = await lone();
+  console.log(
+    `lone client, ${result.requests} requests one after another over ${result.operations} operations` +
+      `${result.hog ? ', a CPU hog spinning on one core' : ''}: ${result.shed} shed (503) ${JSON.stringify(result.shedBy)}, ` +
+      `statuses ${JSON.stringify(result.statusCounts)}, p50 ${result.latency.p50.toFixed(1)} ms, p99 ${result.latency.p99.toFixed(1)} ms, ` +
+      `slowest: ${result.slowest.join(', ')}`,
+  );
+}
+if (parts.includes('under') || parts.includes('over')) {
+  const capacity = await measureCapacity();
+  console.log(
+    `maximum throughput of ${REQUEST_LABEL[kind]} (10 connections, 5 s, shedding off): ${capacity} req/s; open loops over ${connections} connections, ${durationS} s`,
+  );
+  if (parts.includes('under')) await paced('0.8 × capacity, defaults', {}, Math.round(0.8 * capacity));
+  if (parts.includes('over')) {
+    await paced('2 × capacity, defaults', {}, 2 * capacity);
+    if (flag('compare')) await paced('2 × capacity, shedding off', OFF, 2 * capacity);
   }
 }
+console.log(
+  `load average at the end ${(await import('node:os'))
+    .loadavg()
+    .map((n) => n.toFixed(2))
+    .join(' ')}`,
+);

@@ -29,7 +29,7 @@ export async function openStore(databaseUrl) {
 }
 
 /** A company in Berlin with a workplace, a schedule, an admin and one API key with the API's scopes. */
-export async function createTenant(ctx, name) {
+export async function createTenant(ctx, name, { scopes = ALL_SCOPES } = {}) {
   const company = await inTransaction(ctx, (tx, now) => createCompany(tx, now, { name, timeZone: ZONE }));
   const workplace = await inTransaction(ctx, (tx, now) =>
     createWorkplace(tx, now, {
@@ -45,7 +45,7 @@ export async function createTenant(ctx, name) {
     createUser(tx, now, {
       companyId: company.id,
       email: `admin@${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.example`,
-      permissions: '86,47,49,52,72,90',
+      permissions: '86,47,49,52,72,90,94',
       superAdmin: true,
     }),
   );
@@ -56,7 +56,7 @@ export async function createTenant(ctx, name) {
     scheduleId: schedule.id,
     adminId: admin.id,
   };
-  return { ...tenant, key: await createKey(ctx, tenant, `${name} key`, ALL_SCOPES) };
+  return { ...tenant, key: await createKey(ctx, tenant, `${name} key`, scopes) };
 }
 
 /** One more API key of the tenant, made by its admin, with `scopes` (comma-separated). */

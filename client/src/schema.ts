@@ -1196,7 +1196,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1214,9 +1214,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -1368,7 +1368,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1386,9 +1386,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -1637,7 +1637,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1655,9 +1655,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -1928,7 +1928,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -1946,9 +1946,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -2179,7 +2179,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2197,9 +2197,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -2379,7 +2379,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2397,9 +2397,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -2670,7 +2670,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2688,9 +2688,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -2867,7 +2867,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2885,9 +2885,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -3081,7 +3081,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3099,9 +3099,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -3289,7 +3289,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3307,9 +3307,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -3464,7 +3464,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3482,9 +3482,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -3704,7 +3704,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3722,9 +3722,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -3897,7 +3897,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3915,9 +3915,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -4088,7 +4088,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4106,9 +4106,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -4342,7 +4342,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4360,9 +4360,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -4556,7 +4556,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4574,9 +4574,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -4752,7 +4752,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4770,9 +4770,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -4952,7 +4952,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4970,9 +4970,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };
@@ -5207,7 +5207,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: service_unavailable */
+            /** @description Problem details; error: service_unavailable, storage_full */
             503: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -5225,9 +5225,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "service_unavailable";
+                        error?: "service_unavailable" | "storage_full";
                         /** @enum {integer} */
-                        code?: 1503;
+                        code?: 1503 | 1504;
                     };
                 };
             };

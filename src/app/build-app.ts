@@ -113,7 +113,9 @@ export async function buildApp(deps: AppDependencies) {
     trustProxy: config.trustProxy,
     requestIdHeader: false,
     genReqId: correlationIdOf,
-    return503OnClosing: true,
+    // Shutdown drains (server.ts): a request that still arrives on a connection being closed is
+    // answered, not refused; idle keep-alive connections are closed at once.
+    return503OnClosing: false,
     forceCloseConnections: 'idle',
     // Overload is shed on the raw request, before routing, where a 503 is cheap (http/overload-gate.ts).
     serverFactory: gatedServerFactory(services.overloadGate),

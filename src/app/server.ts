@@ -81,9 +81,20 @@ export async function startServer(
         metricsServer === null
           ? null
           : `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${(metricsServer.address() as { port: number }).port}/metrics`,
+      /**
+       * Drains: stops accepting connections, answers the requests in flight (every answer now says
+       * `Connection: close`, idle keep-alive connections are closed at once), stops the background
+       * jobs (webhook sends under way finish and leases left are given back; pruning rounds finish),
+       * then closes the metrics listener and the database.
+       */
       async close() {
+        app.services.overloadGate.drain(app.server);
         await app.close();
-        if (metricsServer) await new Promise((resolve) => metricsServer.close(resolve));
+        if (metricsServer)
+          await new Promise((resolve) => {
+            metricsServer.close(resolve);
+            metricsServer.closeAllConnections();
+          });
         await database.close();
       },
     };
@@ -132,20 +143,39 @@ export async function runServer(config: Config, options: { demoIfEmpty: boolean 
   }
   process.stdout.write(`listening on ${server.listenUrl}\n`);
   if (server.metricsUrl) process.stdout.write(`metrics on ${server.metricsUrl}\n`);
+  drainOnSignals(server, config.shutdownGraceSeconds);
+}
+
+/**
+ * SIGTERM (or SIGINT) drains the server (see startServer's close) and exits 0 once it is done; a
+ * second signal, or the end of SHUTDOWN_GRACE_SECONDS, ends the process at once with exit status 1.
+ */
+function drainOnSignals(server: { app: { log: Logger }; close(): Promise<void> }, graceSeconds: number) {
+  const log = server.app.log;
   let stopping = false;
   const stop = (signal: string) => {
-    if (stopping) return;
+    if (stopping) {
+      log.warn({ signal }, 'second signal while draining: exiting now');
+      process.exit(1);
+    }
     stopping = true;
-    server.app.log.info({ signal }, 'shutting down');
-    // In-flight requests finish; new connections are refused; then the database is closed.
+    const started = Date.now();
+    log.info({ signal, graceSeconds }, 'shutting down: draining requests and background jobs');
+    setTimeout(() => {
+      log.error({ graceSeconds }, 'shutdown grace period over: exiting with work unfinished');
+      process.exit(1);
+    }, graceSeconds * 1000);
     server
       .close()
-      .then(() => process.exit(0))
+      .then(() => {
+        log.info({ ms: Date.now() - started }, 'shut down cleanly');
+        process.exit(0);
+      })
       .catch((error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
+        log.error({ err: error }, 'shutdown failed');
         process.exit(1);
       });
   };
-  process.once('SIGTERM', () => stop('SIGTERM'));
-  process.once('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }

@@ -40,6 +40,7 @@ export const ERROR_CATALOGUE = {
   invitation_invalid: { status: 410, code: 3410, title: 'Invitation is unknown, used or expired' },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
+  storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },
 } as const satisfies Record<string, { status: number; code: number; title: string }>;
 
 export type ErrorName = keyof typeof ERROR_CATALOGUE;

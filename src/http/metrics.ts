@@ -63,6 +63,12 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly storageFull = new Counter({
+    name: 'punchclock_storage_full_refusals_total',
+    help: 'Writes answered 503 storage_full because the disk holding the database is full',
+    registers: [this.registry],
+  });
+
   readonly shed = new Counter({
     name: 'punchclock_overload_shed_total',
     help: 'Requests answered 503 at once because the instance was overloaded',
@@ -107,6 +113,14 @@ export class Metrics {
       'Queries waiting for a PostgreSQL connection',
       (s) => s.waiting,
     );
+    new Gauge({
+      name: 'punchclock_database_writable',
+      help: 'Whether writes find room on the disk: 0 after a write refused for space (a full disk), 1 again once an insert succeeds',
+      registers: [this.registry],
+      collect() {
+        this.set(database.storage().writable ? 1 : 0);
+      },
+    });
   }
 }
 

@@ -16,7 +16,7 @@ export interface Config {
   readonly deprecation: { readonly sunset: string; readonly link: string | null } | null;
   /** METRICS_PORT: where `GET /metrics` (Prometheus text) is served on HOST; null: no metrics endpoint. */
   readonly metricsPort: number | null;
-  /** OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: above this event-loop delay requests are shed with 503; 0 turns shedding off. */
+  /** OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: while requests queue and the loop lags more than this, a share is shed with 503; 0: off. */
   readonly overloadMaxEventLoopDelayMs: number;
   /** OVERLOAD_MAX_EVENT_LOOP_UTILIZATION: above this share of busy event-loop time (0..1) requests are shed; 0 turns it off. */
   readonly overloadMaxEventLoopUtilization: number;
@@ -36,6 +36,8 @@ export interface Config {
   readonly consoleSignInLimitPerAddress: number;
   /** Outbound webhook deliveries (issue 22). */
   readonly webhooks: WebhookConfig;
+  /** SHUTDOWN_GRACE_SECONDS: how long a SIGTERM's drain may take before the process exits 1 anyway. */
+  readonly shutdownGraceSeconds: number;
 }
 
 export interface WebhookConfig {
@@ -51,6 +53,8 @@ export interface WebhookConfig {
   readonly pollIntervalMs: number;
   /** WEBHOOK_DISPATCH=false: this instance sends no deliveries (another one does). */
   readonly dispatch: boolean;
+  /** WEBHOOK_LEASE_SECONDS: how long a claimed delivery is held; a crashed instance's claims are sent again after it. */
+  readonly leaseSeconds: number;
 }
 
 /**
@@ -101,7 +105,16 @@ function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
     encryptionKey,
     pollIntervalMs: positiveInteger('WEBHOOK_POLL_INTERVAL_MS', env.WEBHOOK_POLL_INTERVAL_MS, 500),
     dispatch: booleanFlag('WEBHOOK_DISPATCH', env.WEBHOOK_DISPATCH, true),
+    // At least the 10 s an attempt may take, or a slow attempt's delivery would be sent twice.
+    leaseSeconds: leaseSeconds(env.WEBHOOK_LEASE_SECONDS),
   };
+}
+
+function leaseSeconds(raw: string | undefined): number {
+  const value = positiveInteger('WEBHOOK_LEASE_SECONDS', raw, 30);
+  if (value < 11)
+    throw new ConfigError('WEBHOOK_LEASE_SECONDS must be at least 11 (an attempt may take 10 s)');
+  return value;
 }
 
 export const DEFAULT_DATABASE_URL = 'sqlite:./data/punchclock.sqlite';
@@ -142,14 +155,11 @@ function optionalPort(name: string, raw: string | undefined): number | null {
 }
 
 /*
- * The event-loop delay the overload gate holds by shedding a share of new requests
- * (http/overload-gate.ts). A loop answering at its capacity with a few connections lags a few
+ * The event-loop delay the overload gate holds by shedding a share of new requests once requests
+ * queue (http/overload-gate.ts). A loop answering at its capacity with a few connections lags a few
  * milliseconds; a backlog of requests in its socket buffers makes each turn, and so the delay, grow
- * with the backlog. At twice the capacity (docs/operations.md) 20 ms shed about the excess (53% of
- * requests where 50% is the least possible) and held the accepted requests' p99 near 2 s instead of
- * letting it grow with the run; 50 ms hardly shed; 10 ms shed more than the excess for a lower p99.
- * One stall moves the share by at most 0.2, and it falls back within a few tenths of a second. 0
- * turns it off.
+ * with the backlog. Shedding starts only after a second of queue with the loop above this, so a slow
+ * request, a pause or a neighbour's CPU use sheds nothing (docs/operations.md). 0 turns it off.
  */
 const DEFAULT_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS = 20;
 /**
@@ -234,6 +244,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       50,
     ),
     webhooks: webhookConfig(env),
+    shutdownGraceSeconds: positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 20),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',
       env.OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,

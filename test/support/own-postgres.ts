@@ -44,16 +44,25 @@ export interface OwnPostgres {
   destroy(): Promise<void>;
 }
 
-export async function startOwnPostgres(): Promise<OwnPostgres> {
+/**
+ * `options.dataDir`: where the data directory goes (an empty folder, e.g. a small file system of the
+ * test's own), its WAL then in the temporary folder (`initdb --waldir`), so that a full data disk
+ * refuses writes instead of stopping the server.
+ */
+export async function startOwnPostgres(where: { dataDir?: string } = {}): Promise<OwnPostgres> {
   const dir = mkdtempSync(join(tmpdir(), 'punchclock-pg-'));
-  if (AS_ROOT) {
-    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-    chownSync(dir, uid, gid);
-  }
-  const data = join(dir, 'data');
+  const owner = AS_ROOT
+    ? {
+        uid: Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim()),
+        gid: Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim()),
+      }
+    : null;
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  if (owner && where.dataDir) chownSync(where.dataDir, owner.uid, owner.gid);
+  const data = where.dataDir ?? join(dir, 'data');
   const port = await freePort();
-  await run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
+  const walDir = where.dataDir ? ['--waldir', join(dir, 'wal')] : [];
+  await run('initdb', ['-D', data, ...walDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off`;
   const ctl = (action: string, ...extra: string[]) =>
     run('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', ...extra, action]);
@@ -68,6 +77,7 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
         // already stopped
       });
       rmSync(dir, { recursive: true, force: true });
+      // A data directory given by the caller (a mount point) is the caller's to remove.
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ApiError, type ErrorName, validationError } from '../../domain/errors.js';
+import { isStorageFull } from '../../platform/db/database.js';
 import { TOKEN_PATH } from '../paths.js';
 import { PROBLEM_CONTENT_TYPE, pathOf } from '../problem.js';
 import { fieldErrorsFromAjv } from '../validation.js';
@@ -9,6 +10,8 @@ import { isDatabaseUnavailable } from '../../platform/db/errors.js';
 export const BODY_LIMIT_BYTES = 64 * 1024;
 /** What a client is told to wait before retrying when the database is away (a restart takes seconds). */
 const DATABASE_RETRY_AFTER_SECONDS = 2;
+/** A full disk is freed by an operator, not in a moment. */
+const STORAGE_FULL_RETRY_AFTER_SECONDS = 30;
 
 function frameworkErrorName(
   error: FastifyError,
@@ -60,6 +63,16 @@ function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
       (request.routeOptions as { bodyLimit?: number } | undefined)?.bodyLimit ?? BODY_LIMIT_BYTES,
     );
     return new ApiError(mapped.name, mapped.detail);
+  }
+  if (isStorageFull(error)) {
+    request.log.error({ err: error }, 'the database has no space left: write refused');
+    request.server.services.metrics.storageFull.inc();
+    return new ApiError(
+      'storage_full',
+      'the database has no space left to write; nothing was changed; reads still work; retry later',
+      null,
+      { 'retry-after': String(STORAGE_FULL_RETRY_AFTER_SECONDS) },
+    );
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: error }, 'database unavailable');

@@ -11,16 +11,24 @@ const PRUNE_INTERVAL_MS = 10 * 60_000;
 export const eventRetentionPlugin = fp(
   async (app) => {
     const { ctx, config } = app.services;
+    let running: Promise<unknown> | null = null;
     const prune = setInterval(() => {
-      pruneEvents(ctx, config.eventRetentionDays).catch((error: unknown) =>
-        app.log.warn({ err: error }, 'event pruning failed'),
-      );
-      pruneDeliveries(ctx, config.eventRetentionDays).catch((error: unknown) =>
-        app.log.warn({ err: error }, 'webhook delivery pruning failed'),
-      );
+      if (running) return;
+      running = Promise.all([
+        pruneEvents(ctx, config.eventRetentionDays).catch((error: unknown) =>
+          app.log.warn({ err: error }, 'event pruning failed'),
+        ),
+        pruneDeliveries(ctx, config.eventRetentionDays).catch((error: unknown) =>
+          app.log.warn({ err: error }, 'webhook delivery pruning failed'),
+        ),
+      ]).finally(() => (running = null));
     }, PRUNE_INTERVAL_MS);
     prune.unref();
-    app.addHook('onClose', async () => clearInterval(prune));
+    // Shutdown: no new round, and the one under way finishes before the database closes.
+    app.addHook('onClose', async () => {
+      clearInterval(prune);
+      await running;
+    });
   },
   { name: 'event-retention' },
 );

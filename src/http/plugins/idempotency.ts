@@ -283,13 +283,17 @@ export async function idempotentLongWrite(
 /** Spec, Limits: outcomes are kept 24 hours; expired ones are removed every ten minutes (and on reuse). */
 export const idempotencyPurgePlugin = fp(
   async (app) => {
+    let running: Promise<unknown> | null = null;
     const purge = setInterval(() => {
-      purgeExpiredIdempotencyRecords(app.services.ctx).catch((error: unknown) =>
-        app.log.warn({ err: error }, 'idempotency purge failed'),
-      );
+      running ??= purgeExpiredIdempotencyRecords(app.services.ctx)
+        .catch((error: unknown) => app.log.warn({ err: error }, 'idempotency purge failed'))
+        .finally(() => (running = null));
     }, PURGE_INTERVAL_MS);
     purge.unref();
-    app.addHook('onClose', async () => clearInterval(purge));
+    app.addHook('onClose', async () => {
+      clearInterval(purge);
+      await running;
+    });
   },
   { name: 'idempotency-purge' },
 );

@@ -14,6 +14,7 @@ export const webhookDispatchPlugin = fp(
       policy: config.webhooks,
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
       pollIntervalMs: config.webhooks.pollIntervalMs,
+      leaseMs: config.webhooks.leaseSeconds * 1000,
       onAttempt: (outcome, seconds) => {
         metrics.webhookDeliveries.inc({ outcome });
         metrics.webhookDeliveryDuration.observe({ outcome }, seconds);
@@ -23,7 +24,11 @@ export const webhookDispatchPlugin = fp(
         app.log.info({ endpointId, detail }, 'webhook delivery refused: the target is not public'),
     });
     app.addHook('onListen', async () => dispatcher.start());
-    app.addHook('onClose', async () => dispatcher.stop());
+    // Shutdown: sends under way finish (each within its deadline) and any lease left is given back.
+    app.addHook('onClose', async () => {
+      const released = await dispatcher.stop();
+      if (released > 0) app.log.info({ released }, 'webhook delivery leases given back');
+    });
   },
   { name: 'webhook-dispatch' },
 );

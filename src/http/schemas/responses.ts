@@ -8,7 +8,7 @@ export const BODY_ERRORS: ErrorName[] = ['payload_too_large', 'unsupported_media
 /**
  * Errors every bearer-token operation can answer: no or bad token, API access switched off for the
  * company (the token is no longer allowed anywhere), quota exhausted, server fault, database away for
- * a moment (503 with Retry-After).
+ * a moment or its disk full (503 with Retry-After).
  */
 const BEARER_ERRORS: ErrorName[] = [
   'invalid_token',
@@ -16,10 +16,11 @@ const BEARER_ERRORS: ErrorName[] = [
   'rate_limited',
   'internal_error',
   'service_unavailable',
+  'storage_full',
 ];
 
 /** Errors every admin operation can answer. */
-const SERVER_FAULTS: ErrorName[] = ['internal_error', 'service_unavailable'];
+const SERVER_FAULTS: ErrorName[] = ['internal_error', 'service_unavailable', 'storage_full'];
 
 /**
  * Response schemas for `names`, grouped by status in the order given; each status's `error` is the enum

@@ -22,7 +22,11 @@ export const healthRoutes: FastifyPluginAsync = async (app) => {
     } finally {
       clearTimeout(timer);
     }
-    return { status: 'ready' };
+    // Reads work: ready. Whether writes find room is said beside it (a full disk: reads still served).
+    const storage = services.ctx.database.storage();
+    return storage.writable
+      ? { status: 'ready', writable: true }
+      : { status: 'ready', writable: false, reason: storage.reason, since: storage.since };
   });
 
   app.get('/.well-known/jwks.json', { schema: { hide: true } }, async (_request, reply) => {

@@ -15,6 +15,7 @@ import {
   keyState,
   leasedDelivery,
   lockEndpointForFanOut,
+  releaseLeases,
   updateDelivery,
   updateEndpointRow,
 } from './queries.js';
@@ -39,8 +40,9 @@ import { receivableTypes } from './endpoints.js';
  */
 
 /**
- * How long a claim holds a delivery: the 10 s send plus ample margin. A process killed while sending
- * leaves its claims to be retried by any instance once this has passed.
+ * How long a claim holds a delivery by default (WEBHOOK_LEASE_SECONDS): the 10 s send plus ample
+ * margin. A process killed while sending leaves its claims to be retried by any instance once this
+ * has passed; one that stops cleanly gives them back at once.
  */
 const LEASE_MS = 30_000;
 const CLAIM_BATCH = 20;
@@ -57,6 +59,8 @@ export interface DispatcherOptions {
   policy: OutboundPolicy;
   retryDelaysSeconds: readonly number[];
   pollIntervalMs: number;
+  /** How long a claim holds its deliveries (default 30 s). */
+  leaseMs?: number;
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
   onError?: (error: unknown) => void;
   /** A refused target's details (resolved addresses), for the server's log: never stored or shown. */
@@ -81,6 +85,8 @@ export class WebhookDispatcher {
   private lastKeySweep = 0;
   /** Sends under way (claimed, not yet recorded): new claims refill up to CLAIM_BATCH as they finish. */
   private readonly inFlight = new Set<Promise<void>>();
+  /** Lease owners (one per claim) with deliveries not yet recorded: released when stopping. */
+  private readonly owners = new Map<string, number>();
 
   constructor(
     private readonly ctx: AppContext,
@@ -92,13 +98,21 @@ export class WebhookDispatcher {
     this.schedule(0);
   }
 
-  /** Stops polling and waits for the round in progress (its sends included). */
-  async stop(): Promise<void> {
+  /**
+   * Stops polling, waits for the round in progress and the sends under way (each within its 10 s
+   * deadline, their outcomes recorded), then gives back any lease still held (an outcome that could
+   * not be recorded): another instance, or this one restarted, sends those at once instead of after
+   * the lease. Returns how many leases were given back.
+   */
+  async stop(): Promise<number> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
     await Promise.all([...this.inFlight]);
+    const owners = [...this.owners.keys()];
+    this.owners.clear();
+    return releaseLeases(this.ctx.database.db, owners);
   }
 
   /** Asks for a round now (after a commit, say); correctness never depends on it. */
@@ -217,9 +231,16 @@ export class WebhookDispatcher {
     const owner = newId();
     const now = this.ctx.now();
     const claimed = await this.ctx.database.transaction((tx) =>
-      claimDue(tx, owner, new Date(now).toISOString(), new Date(now + LEASE_MS).toISOString(), wanted),
+      claimDue(
+        tx,
+        owner,
+        new Date(now).toISOString(),
+        new Date(now + (this.options.leaseMs ?? LEASE_MS)).toISOString(),
+        wanted,
+      ),
     );
     if (claimed.length === 0) return 0;
+    this.owners.set(owner, claimed.length);
     const endpoints = new Map(
       (await endpointsByIds(this.ctx.database.db, [...new Set(claimed.map((d) => d.endpoint_id))])).map(
         (e) => [e.id, e],
@@ -228,19 +249,30 @@ export class WebhookDispatcher {
     for (const delivery of claimed) {
       const endpoint = endpoints.get(delivery.endpoint_id);
       if (!endpoint) continue;
+      let ok = false;
       const attempt = (async () => {
         const outcome = await this.send(endpoint, delivery);
         if (outcome.detail !== undefined) this.options.onRefusal?.(endpoint.id, outcome.detail);
         await this.record(owner, delivery.id, endpoint, outcome);
+        ok = true;
       })()
         .catch((error: unknown) => this.options.onError?.(error))
         .finally(() => {
           this.inFlight.delete(attempt);
+          this.settled(owner, ok);
           this.nudge();
         });
       this.inFlight.add(attempt);
     }
     return claimed.length;
+  }
+
+  /** One delivery of a claim settled: the claim's owner is forgotten once all are recorded. */
+  private settled(owner: string, recorded: boolean): void {
+    const left = (this.owners.get(owner) ?? 0) - (recorded ? 1 : 0);
+    // An outcome that failed to be recorded keeps the owner until stop() releases its leases.
+    if (recorded && left <= 0) this.owners.delete(owner);
+    else if (recorded) this.owners.set(owner, left);
   }
 
   private async send(

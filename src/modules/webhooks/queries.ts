@@ -239,12 +239,42 @@ export async function endpointsOfDeadKeys(db: Executor, nowIso: string) {
 }
 
 /**
+ * Up to `limit` ids of due, unleased deliveries of active endpoints with a live key (if bound to one),
+ * soonest due first, that keep each endpoint within MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight.
+ */
+function fairShare(nowIso: string, limit: number) {
+  return sql<{ id: string }>`select r.id from (
+    select d.id, d.endpoint_id, d.next_attempt_at,
+      row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn
+    from webhook_deliveries d join webhook_endpoints w on w.id = d.endpoint_id
+    where d.state = 'pending' and d.next_attempt_at <= ${nowIso}
+      and (d.lease_until is null or d.lease_until < ${nowIso}) and w.status = 'active'
+      and (w.created_by_key_id is null or exists (select 1 from api_keys k where k.id = w.created_by_key_id
+        and k.revoked_at is null and (k.expires_at is null or k.expires_at > ${nowIso})))
+  ) r left join (
+    select l.endpoint_id, count(*) as n from webhook_deliveries l
+    where l.state = 'pending' and l.lease_until >= ${nowIso} group by l.endpoint_id
+  ) h on h.endpoint_id = r.endpoint_id
+  where r.rn + coalesce(h.n, 0) <= ${MAX_IN_FLIGHT_PER_ENDPOINT}
+  order by r.next_attempt_at, r.id limit ${limit}`;
+}
+
+/**
  * Claims up to `limit` due deliveries of active endpoints for `owner` until `leaseUntil`. PostgreSQL:
  * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED); SQLite: the transaction
  * holds the write lock (BEGIN IMMEDIATE), so claims of two processes on one file run one after the
  * other and the second sees the first's lease.
  */
 export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil: string, limit: number) {
+  // Fairness: at most MAX_IN_FLIGHT_PER_ENDPOINT attempts of one endpoint at a time (leases held
+  // included), so one slow receiver's backlog never fills the claims of the others. The candidates
+  // are chosen by a statement of their own, the leases counted once per endpoint: as one subquery of
+  // the locking statement, with the leases counted per due row, the claim grew with the square (or
+  // worse) of an endpoint's backlog and took minutes on PostgreSQL once a thousand deliveries waited
+  // (issue 36: deliveries crawled after a restart). The locking statement checks every condition again.
+  const { rows } = await fairShare(nowIso, limit).execute(tx);
+  const candidates = rows.map((r) => r.id);
+  if (candidates.length === 0) return [];
   const due = await tx
     .selectFrom('webhook_deliveries')
     .select(['id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'attempts'])
@@ -271,13 +301,7 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
           ]),
         ),
     )
-    // Fairness: at most MAX_IN_FLIGHT_PER_ENDPOINT attempts of one endpoint at a time (leases held
-    // included), so one slow receiver's backlog never fills the claims of the others.
-    .where(
-      'id',
-      'in',
-      sql<string>`(select x.id from (select d.id, d.endpoint_id, row_number() over (partition by d.endpoint_id order by d.next_attempt_at, d.id) as rn from webhook_deliveries d where d.state = 'pending' and d.next_attempt_at <= ${nowIso} and (d.lease_until is null or d.lease_until < ${nowIso})) x where x.rn + (select count(*) from webhook_deliveries l where l.endpoint_id = x.endpoint_id and l.state = 'pending' and l.lease_until >= ${nowIso}) <= ${MAX_IN_FLIGHT_PER_ENDPOINT})`,
-    )
+    .where('id', 'in', candidates)
     .orderBy('next_attempt_at')
     .limit(limit)
     .$if(rowLocks(tx), (q) => q.forUpdate().skipLocked())
@@ -293,6 +317,18 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
       )
       .execute();
   return due;
+}
+
+/** Gives back the leases `owners` still hold (a stopping instance): the deliveries are due again at once. */
+export async function releaseLeases(db: Executor, owners: string[]): Promise<number> {
+  if (owners.length === 0) return 0;
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_until: null })
+    .where('lease_owner', 'in', owners)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function endpointsByIds(db: Executor, ids: string[]) {

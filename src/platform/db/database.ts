@@ -5,6 +5,8 @@ import type { Schema } from './schema.js';
 
 export { isDatabaseUnavailable } from './errors.js';
 import { createSqliteKysely } from './sqlite.js';
+import { isStorageFull, StorageHealth, type StorageState } from './storage.js';
+export { isStorageFull, type StorageState } from './storage.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 /** An open transaction: every function that must run inside one takes it as its first argument. */
@@ -28,6 +30,8 @@ export interface Database {
   close(): Promise<void>;
   /** PostgreSQL: the pool's connections (open, idle) and the requests waiting for one; SQLite: null. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
+  /** Whether writes find room on the disk (false after a write refused for space, until an insert succeeds). */
+  storage(): StorageState;
 }
 
 export interface DatabaseOptions {
@@ -47,12 +51,22 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
           poolStats: () => null,
         }
       : createPostgresKysely(location.url, options.poolSize ?? 10);
+  const health = new StorageHealth();
+  const db = kysely.withPlugin(health);
   return {
-    db: kysely,
+    db,
     dialect: location.kind,
-    transaction: (fn) => kysely.transaction().execute(fn),
+    transaction: async (fn) => {
+      try {
+        return await db.transaction().execute(fn);
+      } catch (error) {
+        if (isStorageFull(error)) health.refused(error, Date.now());
+        throw error;
+      }
+    },
+    storage: () => health.current,
     ping: async () => {
-      await sql`select 1`.execute(kysely);
+      await sql`select 1`.execute(db);
     },
     close,
     poolStats,

@@ -31,21 +31,39 @@ export function openSqlite(path: string): SqliteDatabase.Database {
  * Taking the write lock at BEGIN makes every writer wait its turn instead.
  */
 class ImmediateTransactionDriver extends SqliteDriver {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    private readonly inTransaction: () => boolean,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  /*
+   * SQLite rolls a transaction back by itself on some errors (SQLITE_FULL when the disk is full,
+   * SQLITE_IOERR, SQLITE_NOMEM): a ROLLBACK then fails with "cannot rollback - no transaction is
+   * active", and that error, not the one that caused it, would reach the caller.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.inTransaction()) await super.rollbackTransaction(connection);
   }
 }
 
 class ImmediateTransactionDialect extends SqliteDialect {
   readonly #config: ConstructorParameters<typeof SqliteDialect>[0];
+  readonly #inTransaction: () => boolean;
 
-  constructor(config: ConstructorParameters<typeof SqliteDialect>[0]) {
+  constructor(config: ConstructorParameters<typeof SqliteDialect>[0], inTransaction: () => boolean) {
     super(config);
     this.#config = config;
+    this.#inTransaction = inTransaction;
   }
 
   override createDriver(): Driver {
-    return new ImmediateTransactionDriver(this.#config);
+    return new ImmediateTransactionDriver(this.#config, this.#inTransaction);
   }
 
   // SQLite has transactional DDL; declaring it makes Kysely run migrations inside one BEGIN IMMEDIATE
@@ -97,7 +115,10 @@ export function createSqliteKysely(path: string, options: { backgroundCheckpoint
       ? startBackgroundCheckpoints(connection, path)
       : null;
   const kysely = new Kysely<Schema>({
-    dialect: new ImmediateTransactionDialect({ database: withStatementCache(connection) }),
+    dialect: new ImmediateTransactionDialect(
+      { database: withStatementCache(connection) },
+      () => connection.inTransaction,
+    ),
   });
   return {
     kysely,
