@@ -115,7 +115,7 @@ export class Metrics {
     );
     new Gauge({
       name: 'punchclock_database_writable',
-      help: 'Whether writes find room on the disk: 0 after a write refused for space (a full disk), 1 again once an insert succeeds',
+      help: 'Whether writes find room on the disk: 0 after a write refused for space (a full disk), 1 again after 20 inserts in a row succeed',
       registers: [this.registry],
       collect() {
         this.set(database.storage().writable ? 1 : 0);

@@ -30,7 +30,7 @@ export interface Database {
   close(): Promise<void>;
   /** PostgreSQL: the pool's connections (open, idle) and the requests waiting for one; SQLite: null. */
   poolStats(): { total: number; idle: number; waiting: number } | null;
-  /** Whether writes find room on the disk (false after a write refused for space, until an insert succeeds). */
+  /** Whether writes find room on the disk (false after a write refused for space, until 20 inserts in a row succeed). */
   storage(): StorageState;
 }
 

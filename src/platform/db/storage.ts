@@ -26,20 +26,30 @@ export interface StorageState {
 }
 
 /**
+ * Inserts that must succeed in a row, with no write refused for space between them, before the
+ * database counts as writable again: on PostgreSQL a nearly full disk refuses the inserts that need a
+ * new page and lets those that fit in a page with room through, and one of those alone proves nothing.
+ */
+const INSERTS_TO_RECOVER = 20;
+
+/**
  * Follows whether writes find room: a write refused for space (a full disk) makes the database not
- * writable; an insert that adds a row (what needs new space first) makes it writable again. Reads are
- * not affected either way. A Kysely plugin, so that every insert of every caller counts; the refusals
+ * writable; INSERTS_TO_RECOVER inserts adding rows in a row, with no refusal between them, make it
+ * writable again. Reads are not affected either way. A Kysely plugin, so that every insert of every caller counts; the refusals
  * are reported by the unit of work (database.ts), which sees every transaction's failure.
  */
 export class StorageHealth implements KyselyPlugin {
   private state: StorageState = { writable: true, reason: null, since: null };
   private readonly inserts = new WeakSet<QueryId>();
+  /** Inserts that added rows since the last refusal, while not writable. */
+  private succeeded = 0;
 
   get current(): StorageState {
     return this.state;
   }
 
   refused(error: unknown, now: number): void {
+    this.succeeded = 0;
     if (!this.state.writable) return;
     this.state = {
       writable: false,
@@ -55,7 +65,7 @@ export class StorageHealth implements KyselyPlugin {
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     if (!this.state.writable && this.inserts.has(args.queryId) && (args.result.numAffectedRows ?? 0n) > 0n)
-      this.state = { writable: true, reason: null, since: null };
+      if (++this.succeeded >= INSERTS_TO_RECOVER) this.state = { writable: true, reason: null, since: null };
     return args.result;
   }
 }
