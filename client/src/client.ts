@@ -1,4 +1,5 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import { absenceMethods, type AbsenceMethods } from './absences.js';
 import { PunchclockError } from './errors.js';
 import type { paths } from './schema.js';
 import { TokenCache } from './token.js';
@@ -98,7 +99,7 @@ export type TimeEntryIterationQuery = TimeEntryListQuery extends infer Q
     : never
   : never;
 
-export interface PunchclockClient {
+export interface PunchclockClient extends AbsenceMethods {
   /** GET /me: the calling key, its company, scopes and token expiry. */
   me(options?: CallOptions): Promise<TokenDescription>;
   /** GET /employees: one page (up to `limit`, default 25), ordered by id. */
@@ -246,6 +247,7 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
 
   const client: PunchclockClient = {
     raw,
+    ...absenceMethods({ raw, unwrap, paginate }),
 
     async me(call) {
       return unwrap('describeToken', await raw.GET('/api/public/v1/me', { signal: call?.signal }));

@@ -23,6 +23,7 @@ export {
   type WebhookEventType,
   WebhookVerificationError,
 } from './webhooks.js';
+export type { AbsenceCallOptions, AbsenceMethods, DecisionOptions } from './absences.js';
 export { PunchclockError, type PunchclockErrorInit } from './errors.js';
 export type { components, operations, paths } from './schema.js';
 export type { FetchLike } from './transport.js';

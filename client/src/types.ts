@@ -71,6 +71,23 @@ export type Timesheet = Schemas['Timesheet'];
  */
 export type TimesheetQuery = NonNullable<operations['listTimesheets']['parameters']['query']>;
 
+/** Issue 31: absence types, holidays, absences and leave balances. */
+export type AbsenceType = Schemas['AbsenceType'];
+export type Holiday = Schemas['Holiday'];
+export type HolidayListQuery = operations['listHolidays']['parameters']['query'];
+export type Absence = Schemas['Absence'];
+export type AbsencePage = Schemas['AbsencePage'];
+/** An absence as a write answers it: `dryRun`, `balanceAfter` (deducting types), `id` null on a dry-run creation. */
+export type AbsenceResult = Schemas['AbsenceResult'];
+/** POST /absences body. */
+export type AbsenceInput = Schemas['AbsenceCreate'];
+export type AbsenceListQuery = NonNullable<operations['listAbsences']['parameters']['query']>;
+/** Who decided: the actor shape of revisions (`kind`, `id`, `name`). */
+export type Actor = Schemas['Actor'];
+export type LeaveBalances = Schemas['LeaveBalances'];
+export type LeaveBalance = Schemas['LeaveBalance'];
+export type LeaveBalanceQuery = NonNullable<operations['listLeaveBalances']['parameters']['query']>;
+
 /** Any problem document (RFC 9457) an operation of the description may answer with. */
 export type Problem = {
   [K in keyof operations]: ProblemBody<Responses<K>[keyof Responses<K>]>;

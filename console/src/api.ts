@@ -134,10 +134,12 @@ export const PERMISSIONS = {
   readEntries: 47,
   reports: 49,
   readEmployees: 52,
+  readLeave: 72,
   manageKeys: 90,
   decideEntries: 91,
   manageEmployees: 92,
   manageCompany: 93,
+  manageLeave: 96,
 } as const;
 
 export function may(person: Pick<Person, 'permissions' | 'superAdmin'>, permission: number): boolean {

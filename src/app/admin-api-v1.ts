@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { ADMIN_OPENAPI_PATH, ADMIN_PREFIX } from '../http/paths.js';
+import { absenceAdminRoutes } from '../modules/absences/admin.routes.js';
 import { type AdminRoute, adminOpenApiDocument, collectRoute } from '../http/plugins/admin-openapi.js';
 import { consoleGuard } from '../http/plugins/console-session.js';
 import { apiKeyAdminRoutes } from '../modules/api-keys/admin.routes.js';
@@ -40,6 +41,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(auditAdminRoutes);
     await guarded.register(timesheetAdminRoutes);
     await guarded.register(webhookAdminRoutes);
+    await guarded.register(absenceAdminRoutes);
   });
 
   let document: Record<string, unknown> | undefined;

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync } from 'fastify';
+import { absencePublicRoutes } from '../modules/absences/public.routes.js';
 import { meRoutes, tokenRoutes } from '../modules/auth/public.routes.js';
 import { employeeRoutes } from '../modules/employees/public.routes.js';
 import { changeFeedRoutes } from '../modules/events/public.routes.js';
@@ -15,4 +16,5 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(changeFeedRoutes);
   await app.register(timesheetRoutes);
   await app.register(webhookRoutes);
+  await app.register(absencePublicRoutes);
 };

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { registerLeaveCommands } from './commands/absences.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerCompanyCommands } from './commands/companies.js';
 import { registerDemoCommand } from './commands/demo.js';
@@ -27,6 +28,7 @@ function buildProgram(): Command {
   registerBackupCommands(program);
   registerTransferCommands(program);
   registerWebhookCommands(program);
+  registerLeaveCommands(program);
   return program;
 }
 

@@ -41,6 +41,9 @@ const EMPLOYEE_KEYS = [
   'companyId',
   'workplaceId',
   'scheduleId',
+  // Employment dates (issue 31).
+  'hiredOn',
+  'leftOn',
 ];
 const USER_KEYS = ['id', 'companyId', 'email', 'permissions', 'superAdmin'];
 const KEY_CREATE_KEYS = ['id', 'clientId', 'secret', 'name', 'scopes', 'expiresAt', 'allowedIps'];
@@ -76,6 +79,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'leave.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -92,6 +96,11 @@ const TABLES = [
   'idempotency_records',
   'audit_log',
   'app_secrets',
+  // Issue 31.
+  'absence_types',
+  'holiday_overrides',
+  'leave_entitlements',
+  'absences',
 ];
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;

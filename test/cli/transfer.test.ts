@@ -6,6 +6,12 @@ import { runCli } from '../support/processes.js';
 import { type TestDialect, testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer } from '../support/server.js';
 import { AdminClient, createPerson } from '../support/admin-api.js';
+import { cliCaller } from '../../src/modules/absences/actors.js';
+import { setHolidayOverride } from '../../src/modules/absences/holidays.js';
+import { setEntitlement } from '../../src/modules/absences/leave.js';
+import { inTransaction } from '../../src/modules/context.js';
+
+const CLI = { type: 'cli' as const, id: null };
 
 /*
  * Issue "outgrow one machine", part 2: `punchclock export` / `import` move a whole installation
@@ -37,7 +43,10 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
     };
     const file = join(dir, 'installation.jsonl');
     try {
-      const fixture = await createCompanyFixture(source.ctx, { employeeCount: 3 });
+      const fixture = await createCompanyFixture(source.ctx, {
+        employeeCount: 3,
+        scopes: 'attendance.record,attendance.read,employees.read,leave.read,leave.manage',
+      });
       const token = await fetchToken(source, fixture.key.clientId, fixture.key.secret);
       const employee = fixture.employees[0]!.id;
       const punch = {
@@ -53,6 +62,34 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       });
       expect(first.status).toBe(201);
       const firstText = await first.text();
+      // Issue 31's tables: a holiday of the company's own, an entitlement and an absence.
+      await inTransaction(source.ctx, async (tx, now) => {
+        const caller = cliCaller({ id: fixture.companyId, time_zone: null });
+        await setHolidayOverride(
+          tx,
+          now,
+          { companyId: fixture.companyId, date: '2030-12-24', name: 'Eve' },
+          'add',
+          CLI,
+        );
+        await setEntitlement(tx, now, caller, {
+          employeeId: employee,
+          typeCode: 'vacation',
+          year: 2030,
+          days: 30,
+        });
+      });
+      const absence = await source.request('/api/public/v1/absences', {
+        method: 'POST',
+        token,
+        json: {
+          employee: { id: employee },
+          typeCode: 'vacation',
+          startDate: '2030-12-23',
+          endDate: '2030-12-27',
+        },
+      });
+      expect(absence.status).toBe(201);
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -61,6 +98,9 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         '/api/public/v1/employees',
         `/api/public/v1/time-entries?employeeId=${employee}`,
         `/api/public/v1/changes?cursor=${encodeURIComponent(page.nextCursor)}`,
+        '/api/public/v1/absences?from=2030-01-01&to=2030-12-31',
+        `/api/public/v1/leave-balances?employeeId=${employee}&year=2030`,
+        `/api/public/v1/holidays?workplaceId=${fixture.workplaceId}&from=2030-12-01&to=2030-12-31`,
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -79,6 +119,10 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         time_entries: 1,
         idempotency_records: 1,
         console_sessions: 1,
+        absence_types: 3,
+        holiday_overrides: 1,
+        leave_entitlements: 1,
+        absences: 1,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);

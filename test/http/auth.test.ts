@@ -649,11 +649,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       expect(me.id).toBe(fixture.adminId);
       expect(me.publicId).toBeNull();
       expect(me.companyId).toBe(fixture.companyId);
-      // attendance.reports: a read too, since the timesheets issue (21).
+      // attendance.reports: a read too, since the timesheets issue (21); leave.read and leave.manage
+      // (issue 31) when the person holds their permissions (a super admin does).
       expect((me.scopes as Json[]).map((s) => s.id).sort()).toEqual([
         'attendance.read',
         'attendance.reports',
         'employees.read',
+        'leave.manage',
+        'leave.read',
       ]);
 
       const write = await server.request(CLOCK_EVENTS, {

@@ -92,6 +92,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
         status: 'active',
         departmentId: null,
         positionId: null,
+        // Issue 31: nullable, always present.
+        hiredOn: null,
+        leftOn: null,
       });
     });
 
@@ -119,6 +122,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('employees on %s'
         status: 'active',
         departmentId: null,
         positionId: null,
+        hiredOn: null,
+        leftOn: null,
       });
       expect(items.find((e) => e.id === placed.id)).toMatchObject({ departmentId, positionId });
     });

@@ -41,6 +41,16 @@ const ALL_OPERATIONS = [
   'POST /api/public/v1/webhooks/{id}/test',
   'GET /api/public/v1/webhooks/{id}/deliveries',
   'POST /api/public/v1/webhooks/{id}/replay',
+  // Added within v1 by the absences issue (31).
+  'GET /api/public/v1/absence-types',
+  'GET /api/public/v1/holidays',
+  'GET /api/public/v1/leave-balances',
+  'GET /api/public/v1/absences',
+  'POST /api/public/v1/absences',
+  'GET /api/public/v1/absences/{id}',
+  'POST /api/public/v1/absences/{id}/approve',
+  'POST /api/public/v1/absences/{id}/reject',
+  'POST /api/public/v1/absences/{id}/cancel',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -191,6 +201,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'attendance.reports',
           'employees.read',
           'leave.read',
+          'leave.manage',
           'webhooks.manage',
         ].sort(),
       );
@@ -210,9 +221,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'employee.deleted',
           'time_entry.break_started',
           'time_entry.break_ended',
+          'absence.requested',
+          'absence.approved',
+          'absence.rejected',
+          'absence.cancelled',
           'ping',
         ].sort(),
       );
+      expect(
+        fullDocument.webhooks['absence.approved'].post.requestBody.content['application/json'].schema
+          .properties.data,
+      ).toEqual({
+        $ref: '#/components/schemas/Absence',
+      });
       const opened = fullDocument.webhooks['time_entry.opened'].post;
       expect(opened.requestBody.content['application/json'].schema.properties.data).toEqual({
         $ref: '#/components/schemas/TimeEntry',
@@ -231,6 +252,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       ]);
       expect(scopeOf('GET /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.read'] }]);
       expect(scopeOf('GET /api/public/v1/me')).toEqual([{ oauth2: [] }]);
+      expect(scopeOf('GET /api/public/v1/absences')).toEqual([{ oauth2: ['leave.read'] }]);
+      expect(scopeOf('POST /api/public/v1/absences/{id}/approve')).toEqual([{ oauth2: ['leave.manage'] }]);
       const token = operation(fullDocument, 'POST /api/public/v1/oauth/token');
       expect(token.security).toEqual([{ clientBasic: [] }, {}]);
       expect(Object.keys(token.requestBody.content)).toEqual(['application/x-www-form-urlencoded']);
@@ -438,6 +461,40 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
               token,
               json: { deliveryId: unknownId },
             }),
+          // Absence operations (issue 31), called so that they change nothing: a dry run or an unknown id.
+          'GET /api/public/v1/absence-types': () => server.request(`${V1}/absence-types`, { token }),
+          'GET /api/public/v1/holidays': () =>
+            server.request(`${V1}/holidays?workplaceId=${unknownId}`, { token }),
+          'GET /api/public/v1/leave-balances': () =>
+            server.request(`${V1}/leave-balances?employeeId=${employee.id}`, { token }),
+          'GET /api/public/v1/absences': () => server.request(`${V1}/absences`, { token }),
+          'POST /api/public/v1/absences': () =>
+            server.request(`${V1}/absences`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: {
+                employee: { id: employee.id },
+                typeCode: 'sick',
+                startDate: '2030-01-07',
+                endDate: '2030-01-07',
+              },
+            }),
+          'GET /api/public/v1/absences/{id}': () => server.request(`${V1}/absences/${unknownId}`, { token }),
+          'POST /api/public/v1/absences/{id}/approve': () =>
+            server.request(`${V1}/absences/${unknownId}/approve`, { method: 'POST', token }),
+          'POST /api/public/v1/absences/{id}/reject': () =>
+            server.request(`${V1}/absences/${unknownId}/reject`, {
+              method: 'POST',
+              token,
+              json: { reason: 'x' },
+            }),
+          'POST /api/public/v1/absences/{id}/cancel': () =>
+            server.request(`${V1}/absences/${unknownId}/cancel`, {
+              method: 'POST',
+              token,
+              json: { reason: 'x' },
+            }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -452,6 +509,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['employees.read'],
         ['attendance.read,employees.read'],
         ['leave.read'],
+        ['leave.read,leave.manage'],
         ['attendance.record,attendance.read,employees.read'],
         ['attendance.reports'],
         ['webhooks.manage'],

@@ -164,6 +164,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       approvedHours: 9,
       pendingHours: 8,
       openSessions: 1,
+      // Issue 31: Thursday's and Friday's 8 hours of the 40-hour schedule.
+      targetHours: 16,
+      creditedHours: 0,
+      balanceHours: 1,
     });
 
     // The whole week: Monday's daily overtime shows.
@@ -441,6 +445,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       'statuses',
       'flags',
       'flag_messages',
+      'target_hours',
+      'credited_hours',
+      'balance_hours',
+      'absences',
     ]);
     expect(byEmployee(plain!.id)).toEqual([
       {
@@ -458,6 +466,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
         flags: 'de-arbzg.break',
         flag_messages:
           'de-arbzg.break: 7.50 h worked with 0 min of breaks; at least 30 min are required beyond 6 h (ArbZG §4)',
+        target_hours: '8.00',
+        credited_hours: '0.00',
+        // A negative number stays a number: no apostrophe before its minus sign.
+        balance_hours: '-0.50',
+        absences: '',
       },
     ]);
     // Formulas are neutralised with a leading apostrophe; quotes, commas and line breaks survive.

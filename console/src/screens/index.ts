@@ -1,3 +1,4 @@
+import { absencesScreen } from '../features/absences/screen.js';
 import { apiKeysScreen } from '../features/api-keys/screen.js';
 import { auditLogScreen } from '../features/audit/screen.js';
 import { companyScreen } from '../features/companies/screen.js';
@@ -13,6 +14,7 @@ export const SCREENS: readonly Screen[] = [
   timeEntriesScreen,
   nowScreen,
   timesheetsScreen,
+  absencesScreen,
   employeesScreen,
   apiKeysScreen,
   companyScreen,

@@ -19,11 +19,14 @@ const EMPLOYEE_FLAGS: [flags: string, description: string][] = [
   ['--schedule-from <date>', 'first work date the schedule applies to (default: 60 days ago)'],
   ['--department <guid>', 'department guid of the HR product'],
   ['--position <guid>', 'position guid of the HR product'],
+  ['--hired-on <date>', 'first day of employment (leave balances are prorated by it)'],
+  ['--left-on <date>', 'last day of employment'],
 ];
 
 function employeeFlags(cmd: Command, clearable: boolean): Command {
   for (const [flags, description] of EMPLOYEE_FLAGS) {
-    const takesNone = clearable && /workplace|schedule <|external-id|department|position/.test(flags);
+    const takesNone =
+      clearable && /workplace|schedule <|external-id|department|position|hired-on|left-on/.test(flags);
     cmd.option(flags, takesNone ? `${description}, or none` : description);
   }
   return cmd;
@@ -41,6 +44,8 @@ function employeeInput(flags: Flags): EmployeeInput {
     scheduleFrom: flags.scheduleFrom,
     department: flags.department,
     position: flags.position,
+    hiredOn: flags.hiredOn,
+    leftOn: flags.leftOn,
   };
 }
 

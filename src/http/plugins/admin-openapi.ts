@@ -25,6 +25,11 @@ const TAGS = [
   { name: 'Audit log', description: 'Who did what, when (permission 93 or super admin).' },
   { name: 'Timesheets', description: 'Timesheets and the payroll CSV (permission 49).' },
   { name: 'Webhooks', description: "The company's webhook endpoints and deliveries (permission 93)." },
+  {
+    name: 'Absences',
+    description:
+      'Team calendar, requests and balances (read: 72; decide: 96); absence types and holidays (change: 93).',
+  },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */

@@ -32,6 +32,7 @@ import {
   WebhookEndpointSchema,
   webhookDescriptions,
 } from '../../modules/webhooks/schemas.js';
+import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
@@ -51,6 +52,7 @@ export function bearerSecurity(scope: ScopeId | null, ...alternatives: ScopeId[]
 const HEADER_NAMES: Record<string, string> = {
   'x-service-dry-run': 'X-Service-Dry-Run',
   'idempotency-key': 'Idempotency-Key',
+  'if-match': 'If-Match',
 };
 
 const RESPONSE_HEADERS: Json = {
@@ -114,6 +116,10 @@ const TAGS = [
     description:
       'Signed deliveries of the change feed’s events to your endpoints (Standard Webhooks 1.0), retried for about three days.',
   },
+  {
+    name: 'Absences',
+    description: 'Absence types, public holidays, absences with their approvals, and leave balances.',
+  },
 ];
 
 /**
@@ -146,6 +152,7 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   Problem: ProblemSchema,
   WebhookEndpoint: WebhookEndpointSchema,
   WebhookDelivery: WebhookDeliverySchema,
+  ...ABSENCE_NAMED_SCHEMAS,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */

@@ -11,6 +11,12 @@ export const SCOPES = [
   { id: 'employees.read', permission: 52, label: 'Read employees', kind: 'human' },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', kind: 'human' },
   {
+    id: 'leave.manage',
+    permission: 96,
+    label: 'Request, approve, reject and cancel absences',
+    kind: 'human',
+  },
+  {
     id: 'webhooks.manage',
     permission: 94,
     label: "Manage the company's webhook endpoints (their deliveries carry only events the key can read)",
@@ -33,8 +39,17 @@ export const KNOWN_PERMISSIONS: readonly number[] = [
   PERMISSION_MANAGE_EMPLOYEES,
   PERMISSION_MANAGE_COMPANY,
 ];
-/** Scopes a person's own session token may use: the read operations only (spec, Authentication rule 1). */
-const PERSON_READ_SCOPES: readonly ScopeId[] = ['attendance.read', 'employees.read', 'attendance.reports'];
+/**
+ * Scopes a person's own session token may use: the read operations (spec, Authentication rule 1) and
+ * leave.manage (issue 31) when the person holds its permission.
+ */
+const PERSON_READ_SCOPES: readonly ScopeId[] = [
+  'attendance.read',
+  'employees.read',
+  'attendance.reports',
+  'leave.read',
+  'leave.manage',
+];
 
 export function isScopeId(value: string): value is ScopeId {
   return (SCOPE_IDS as readonly string[]).includes(value);

@@ -1,3 +1,4 @@
+import { createDefaultAbsenceTypes } from '../absences/types.js';
 import { newId } from '../../domain/ids.js';
 import { WEEKDAYS, isWeekday } from '../../domain/timesheets/overtime.js';
 import { RULE_PACKS, isRulePack } from '../../domain/timesheets/rules.js';
@@ -72,6 +73,8 @@ export async function createCompany(
     ...TIMESHEET_DEFAULTS,
   };
   await tx.insertInto('companies').values(row).execute();
+  // Absence types every new company starts with (issue 31).
+  await createDefaultAbsenceTypes(tx, row.id, at);
   await recordAudit(tx, {
     ...auditBase(row.id, at),
     action: 'company.create',

@@ -1,3 +1,4 @@
+import { seedDemoLeave } from '../absences/demo.js';
 import { ApiError } from '../../domain/errors.js';
 import { createApiKey } from '../api-keys/service.js';
 import { SCOPE_IDS } from '../auth/scopes.js';
@@ -38,9 +39,27 @@ async function seedDemoIn(tx: Tx, now: number, baseUrl: string) {
     weeklyHours: '40',
   });
   const people = [
-    { firstName: 'Ada', lastName: 'Lovelace', email: 'ada@demo.example', externalId: 'BADGE-1001' },
-    { firstName: 'Grace', lastName: 'Hopper', email: 'grace@demo.example', externalId: 'BADGE-1002' },
-    { firstName: 'Alan', lastName: 'Turing', email: 'alan@demo.example', externalId: 'BADGE-1003' },
+    {
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      email: 'ada@demo.example',
+      externalId: 'BADGE-1001',
+      hiredOn: '2021-04-01',
+    },
+    {
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: 'grace@demo.example',
+      externalId: 'BADGE-1002',
+      hiredOn: '2019-09-16',
+    },
+    {
+      firstName: 'Alan',
+      lastName: 'Turing',
+      email: 'alan@demo.example',
+      externalId: 'BADGE-1003',
+      hiredOn: '2024-02-01',
+    },
   ];
   const employees = [];
   for (const person of people) {
@@ -52,6 +71,13 @@ async function seedDemoIn(tx: Tx, now: number, baseUrl: string) {
       }),
     );
   }
+  // Issue 31: holidays, vacation rules, an entitlement and a few absences.
+  await seedDemoLeave(tx, now, {
+    companyId: company.id,
+    timeZone: 'Europe/Berlin',
+    workplaceId: workplace.id,
+    employeeIds: employees.map((e) => e.id),
+  });
   const admin = await createUser(tx, now, {
     companyId: company.id,
     email: 'admin@demo.example',

@@ -33,6 +33,9 @@ export interface EmployeeInput {
   scheduleFrom?: string;
   department?: string;
   position?: string;
+  /** Employment dates (issue 31): a date, or none. */
+  hiredOn?: string;
+  leftOn?: string;
 }
 
 function optionalName(value: string | undefined, what: string): string | null | undefined {
@@ -44,6 +47,17 @@ function optionalName(value: string | undefined, what: string): string | null | 
 function optionalGuid(value: string | undefined, what: string): string | null | undefined {
   if (value === undefined) return undefined;
   return value === 'none' ? null : requireUuid(value, what);
+}
+
+function optionalDate(value: string | undefined, what: string): string | null | undefined {
+  if (value === undefined) return undefined;
+  return value === 'none' || value === '' ? null : requireDate(value, what);
+}
+
+/** A leaving date before the hiring date is refused (issue 31). */
+function assertEmploymentOrder(hiredOn: string | null, leftOn: string | null): void {
+  if (hiredOn !== null && leftOn !== null && leftOn < hiredOn)
+    throw invalid('left-on must not be before hired-on');
 }
 
 function requireStatus(value: string): string {
@@ -85,6 +99,15 @@ export function employeeFieldErrors(input: EmployeeInput): { field: keyof Employ
         if (input.schedule === undefined) throw invalid('a start date needs a schedule');
         requireDate(input.scheduleFrom, 'schedule-from');
       },
+    ],
+    ['hiredOn', () => optionalDate(input.hiredOn, 'hired-on')],
+    [
+      'leftOn',
+      () =>
+        assertEmploymentOrder(
+          optionalDate(input.hiredOn, '') ?? null,
+          optionalDate(input.leftOn, 'left-on') ?? null,
+        ),
     ],
   ];
   const errors: { field: keyof EmployeeInput; message: string }[] = [];
@@ -141,6 +164,10 @@ async function applyEmployeeInput(
   if (department !== undefined) patch.department_id = department;
   const position = optionalGuid(input.position, 'position');
   if (position !== undefined) patch.position_id = position;
+  const hiredOn = optionalDate(input.hiredOn, 'hired-on');
+  if (hiredOn !== undefined) patch.hired_on = hiredOn;
+  const leftOn = optionalDate(input.leftOn, 'left-on');
+  if (leftOn !== undefined) patch.left_on = leftOn;
   if (input.workplace !== undefined) {
     if (input.workplace === 'none') patch.workplace_id = null;
     else {
@@ -253,7 +280,10 @@ export async function createEmployee(
       created_at: at,
       updated_at: at,
       deleted_at: null,
+      hired_on: (patch.hired_on as string | null | undefined) ?? null,
+      left_on: (patch.left_on as string | null | undefined) ?? null,
     };
+    assertEmploymentOrder(row.hired_on, row.left_on);
     await tx.insertInto('employees').values(row).execute();
     if (schedule) await assignSchedule(tx, row.id, schedule, at);
     await recordAudit(tx, {
@@ -282,6 +312,10 @@ export async function updateEmployee(
     const company = await requireCompany(tx, existing.company_id);
     const { patch, schedule } = await applyEmployeeInput(tx, company.id, input, at, company.time_zone);
     await assertExternalIdFree(tx, company.id, patch.external_id, existing.id);
+    assertEmploymentOrder(
+      patch.hired_on !== undefined ? (patch.hired_on as string | null) : existing.hired_on,
+      patch.left_on !== undefined ? (patch.left_on as string | null) : existing.left_on,
+    );
     if (Object.keys(patch).length > 0)
       await tx
         .updateTable('employees')

@@ -42,6 +42,8 @@ async function employeeDetail(db: Executor, person: ConsolePerson, id: string) {
     workplaceId: row.workplace_id,
     scheduleId: row.schedule_id,
     scheduleFrom: row.schedule_from,
+    hiredOn: row.hired_on,
+    leftOn: row.left_on,
   };
 }
 
@@ -59,6 +61,8 @@ export interface EmployeeBody {
   workplaceId?: string | null;
   scheduleId?: string | null;
   scheduleFrom?: string;
+  hiredOn?: string | null;
+  leftOn?: string | null;
 }
 
 /** The console's field names for EmployeeInput's. */
@@ -73,6 +77,8 @@ const FIELD_NAMES: Record<keyof EmployeeInput, string> = {
   scheduleFrom: 'scheduleFrom',
   department: 'departmentId',
   position: 'positionId',
+  hiredOn: 'hiredOn',
+  leftOn: 'leftOn',
 };
 
 function toInput(body: EmployeeBody): EmployeeInput {
@@ -85,6 +91,8 @@ function toInput(body: EmployeeBody): EmployeeInput {
   if (body.workplaceId !== undefined) input.workplace = body.workplaceId ?? 'none';
   if (body.scheduleId !== undefined) input.schedule = body.scheduleId ?? 'none';
   if (body.scheduleFrom !== undefined) input.scheduleFrom = body.scheduleFrom;
+  if (body.hiredOn !== undefined) input.hiredOn = body.hiredOn ?? 'none';
+  if (body.leftOn !== undefined) input.leftOn = body.leftOn ?? 'none';
   return input;
 }
 

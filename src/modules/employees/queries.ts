@@ -76,6 +76,8 @@ export const EMPLOYEE_LIST_COLUMNS = [
   'status',
   'department_id',
   'position_id',
+  'hired_on',
+  'left_on',
 ] as const;
 
 export type EmployeeListRow = Pick<EmployeeRow, (typeof EMPLOYEE_LIST_COLUMNS)[number]>;
@@ -185,7 +187,17 @@ export function namesOfEmployees(db: Executor, companyId: string, ids: string[])
 export async function findEmployeeDetail(db: Executor, companyId: string, id: string) {
   const row = await db
     .selectFrom('employees')
-    .select(['id', 'first_name', 'last_name', 'email', 'external_id', 'status', 'workplace_id'])
+    .select([
+      'id',
+      'first_name',
+      'last_name',
+      'email',
+      'external_id',
+      'status',
+      'workplace_id',
+      'hired_on',
+      'left_on',
+    ])
     .where('id', '=', id)
     .where('company_id', '=', companyId)
     .where('deleted_at', 'is', null)

@@ -35,6 +35,12 @@ export const EmployeeListItemSchema = Type.Object({
   status: Type.String({ description: 'active, inactive, on_leave, suspended, terminated; may grow' }),
   departmentId: NullableOut(Guid),
   positionId: NullableOut(Guid),
+  hiredOn: NullableOut(
+    Type.String({ format: 'date', description: 'first day of employment; null when unknown' }),
+  ),
+  leftOn: NullableOut(
+    Type.String({ format: 'date', description: 'last day of employment; null when unknown' }),
+  ),
 });
 
 export const EmployeePageSchema = pageOf(EmployeeListItemSchema);
@@ -100,6 +106,8 @@ export const AdminEmployeeDetailSchema = Type.Object({
   scheduleFrom: NullableOut(
     Type.String({ format: 'date', description: 'the day the schedule applies from' }),
   ),
+  hiredOn: NullableOut(Type.String({ format: 'date', description: 'first day of employment (issue 31)' })),
+  leftOn: NullableOut(Type.String({ format: 'date', description: 'last day of employment (issue 31)' })),
 });
 
 /**
@@ -118,6 +126,8 @@ const employeeFields = {
     maxLength: 32,
     description: 'YYYY-MM-DD: the schedule applies from this day (with scheduleId)',
   }),
+  hiredOn: NullableIn(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
+  leftOn: NullableIn(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
 };
 
 export const CreateEmployeeBodySchema = Type.Object(
@@ -130,6 +140,8 @@ export const CreateEmployeeBodySchema = Type.Object(
     workplaceId: Type.Optional(employeeFields.workplaceId),
     scheduleId: Type.Optional(employeeFields.scheduleId),
     scheduleFrom: Type.Optional(employeeFields.scheduleFrom),
+    hiredOn: Type.Optional(employeeFields.hiredOn),
+    leftOn: Type.Optional(employeeFields.leftOn),
   },
   { additionalProperties: false },
 );
@@ -144,6 +156,8 @@ export const UpdateEmployeeBodySchema = Type.Object(
     workplaceId: Type.Optional(employeeFields.workplaceId),
     scheduleId: Type.Optional(employeeFields.scheduleId),
     scheduleFrom: Type.Optional(employeeFields.scheduleFrom),
+    hiredOn: Type.Optional(employeeFields.hiredOn),
+    leftOn: Type.Optional(employeeFields.leftOn),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,16 @@ import { type EmployeeRow } from '../../platform/db/schema.js';
 export function employeeListItem(
   row: Pick<
     EmployeeRow,
-    'id' | 'external_id' | 'first_name' | 'last_name' | 'email' | 'status' | 'department_id' | 'position_id'
+    | 'id'
+    | 'external_id'
+    | 'first_name'
+    | 'last_name'
+    | 'email'
+    | 'status'
+    | 'department_id'
+    | 'position_id'
+    | 'hired_on'
+    | 'left_on'
   >,
 ) {
   return {
@@ -16,6 +25,9 @@ export function employeeListItem(
     status: row.status,
     departmentId: row.department_id,
     positionId: row.position_id,
+    // Employment dates (issue 31): nullable, always present.
+    hiredOn: row.hired_on,
+    leftOn: row.left_on,
   };
 }
 

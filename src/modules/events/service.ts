@@ -22,6 +22,10 @@ export const EVENT_TYPES = [
   'employee.deleted',
   'time_entry.break_started',
   'time_entry.break_ended',
+  'absence.requested',
+  'absence.approved',
+  'absence.rejected',
+  'absence.cancelled',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -55,13 +59,19 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
   );
 }
 
-/** Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*` with employees.read. */
+/**
+ * Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*`
+ * with employees.read, `absence.*` with leave.read.
+ */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
   if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
+  if (principal.scopes.includes('leave.read')) families.push('absence.');
   return families;
 }
+
+const ALL_FAMILIES = visibleFamilies({ scopes: ['attendance.read', 'employees.read', 'leave.read'] }).length;
 
 const TYPE_NAME = /^[a-z_]+\.[a-z_]+$/;
 
@@ -87,10 +97,11 @@ export async function readChanges(
   if (families.length === 0)
     throw new ApiError(
       'insufficient_scope',
-      'the change feed needs the scope attendance.read or employees.read',
+      'the change feed needs the scope attendance.read, employees.read or leave.read',
       null,
       {
-        'www-authenticate': 'Bearer error="insufficient_scope", scope="attendance.read employees.read"',
+        'www-authenticate':
+          'Bearer error="insufficient_scope", scope="attendance.read employees.read leave.read"',
       },
     );
   let types: string[] | null = null;
@@ -113,7 +124,7 @@ export async function readChanges(
   const visible = (type: string) => families.some((family) => type.startsWith(family));
   // Only the families the token may read: a filter of its own, or all of them.
   const filter = (types ?? EVENT_TYPES).filter(visible);
-  const allVisible = types === null && families.length === 3;
+  const allVisible = types === null && families.length === ALL_FAMILIES;
   const limit = query.limit ?? 25;
   const sequence = await sequenceOf(db, principal.companyId);
   let after: number;

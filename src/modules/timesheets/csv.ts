@@ -10,6 +10,7 @@ import {
   timesheetBatch,
 } from './service.js';
 import { type ConsolePerson } from '../people/person.js';
+import { accountCells } from '../absences/timesheet.js';
 /* The payroll CSV of a range of days: its columns, quoting and formula guard, written in batches. */
 
 /** The payroll file's columns, in this order (docs/timesheets.md); stable within v1. */
@@ -27,6 +28,11 @@ export const CSV_COLUMNS = [
   'statuses',
   'flags',
   'flag_messages',
+  // Issue 31: the day's account and its absence codes.
+  'target_hours',
+  'credited_hours',
+  'balance_hours',
+  'absences',
 ] as const;
 
 /**
@@ -36,7 +42,7 @@ export const CSV_COLUMNS = [
  */
 export const CSV_BATCH = 50;
 
-function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
+function csvRows({ employee, sheet }: EmployeeTimesheet): (string | number)[][] {
   return sheet.days.map((day) => [
     employee.id,
     employee.external_id ?? '',
@@ -54,6 +60,9 @@ function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
       .join(' '),
     day.flags.map((flag) => flag.rule).join(' '),
     day.flags.map((flag) => `${flag.rule}: ${flag.message}`).join(' | '),
+    // Numbers, not text: a negative balance is a number to csv-stringify, so its '-' is not taken
+    // for a formula (cast below writes every number with two decimals).
+    ...accountCells(day),
   ]);
 }
 
@@ -65,10 +74,11 @@ function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
  * stays bounded by one batch. `quoted_match` quotes any cell holding a line break: with CRLF records,
  * csv-stringify quotes only cells holding the whole CRLF, and a lone CR or LF would split a row.
  */
-export function csvText(rows: string[][], delimiter: string, header: boolean): string {
+export function csvText(rows: (string | number)[][], delimiter: string, header: boolean): string {
   return stringify(rows, {
     delimiter,
     record_delimiter: 'windows',
+    cast: { number: (value) => value.toFixed(2) },
     escape_formulas: true,
     quoted_match: /[\r\n]/,
     header,

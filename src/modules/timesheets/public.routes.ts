@@ -46,6 +46,9 @@ export const timesheetRoutes: FastifyPluginAsyncTypebox = async (app) => {
           '`draft` and `rejected` never, open sessions only in `openSessions`. Overtime follows the company’s settings: hours above the ' +
           'daily threshold, then regular hours crossing the weekly hours of the schedule effective on the workweek’s first day. ' +
           'Sums are taken in seconds and rounded once, to 2 decimals. ' +
+          'Absences and holidays count as a time account: each day owes its `targetHours` (the schedule’s daily hours on a work day, 0 on days off and holidays, half on half-day holidays); ' +
+          'approved absences of types that count as work time are `credited`, others lower the target; `balanceHours` = worked + credited − target over every day of the range. Overtime stays on hours worked. ' +
+          'Days listed: those with counted entries, an approved absence or a holiday; `days=all` lists every day. ' +
           `With \`Accept: text/csv\` the answer is one CSV file (RFC 4180, CRLF) of every matching employee, one row per employee and day, columns ${CSV_COLUMNS.join(', ')}; ` +
           '`delimiter=semicolon` and `bom=true` suit spreadsheet imports; a text cell beginning with =, +, -, @, tab or CR is prefixed with an apostrophe; `limit` does not apply.',
         tags: ['Reports'],
@@ -59,7 +62,7 @@ export const timesheetRoutes: FastifyPluginAsyncTypebox = async (app) => {
               'text/csv': {
                 schema: {
                   type: 'string',
-                  description: `header row: ${CSV_COLUMNS.join(',')}; then one row per employee and day with entries`,
+                  description: `header row: ${CSV_COLUMNS.join(',')}; then one row per employee and listed day`,
                 },
               },
             },

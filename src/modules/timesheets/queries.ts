@@ -31,6 +31,10 @@ export interface ReportEmployeeRow {
   external_id: string | null;
   first_name: string | null;
   last_name: string | null;
+  /** What the day accounts need (issue 31). */
+  workplace_id: string | null;
+  hired_on: string | null;
+  left_on: string | null;
 }
 
 /** A page of the company's (undeleted) employees after `afterId`, ordered by id. */
@@ -41,7 +45,7 @@ export async function listReportEmployees(
   const { filter } = input;
   let query = db
     .selectFrom('employees')
-    .select(['id', 'external_id', 'first_name', 'last_name'])
+    .select(['id', 'external_id', 'first_name', 'last_name', 'workplace_id', 'hired_on', 'left_on'])
     .where('company_id', '=', input.companyId)
     .where('deleted_at', 'is', null);
   if (filter !== null && 'employeeId' in filter) query = query.where('id', '=', filter.employeeId);
@@ -133,6 +137,9 @@ export interface ReportScheduleRow {
   employee_id: string;
   effective_from: string;
   weekly_hours: number | null;
+  /** The schedule's weekdays and daily hours (issue 31: targets). */
+  work_days: string;
+  daily_hours: number | null;
 }
 
 /** Every schedule assignment of `employeeIds` on or before `to`, with its weekly hours, oldest first. */
@@ -144,7 +151,7 @@ export async function listReportSchedules(
   return db
     .selectFrom('employee_schedules as es')
     .innerJoin('schedules as s', 's.id', 'es.schedule_id')
-    .select(['es.employee_id', 'es.effective_from', 's.weekly_hours'])
+    .select(['es.employee_id', 'es.effective_from', 's.weekly_hours', 's.work_days', 's.daily_hours'])
     .where('es.employee_id', 'in', input.employeeIds)
     .where('es.effective_from', '<=', input.to)
     .orderBy('es.employee_id')

@@ -30,6 +30,12 @@ export const TimesheetsQuerySchema = Type.Object(
     bom: Type.Optional(
       Type.Boolean({ description: 'CSV only: `true` starts the file with a UTF-8 byte-order mark' }),
     ),
+    days: Type.Optional(
+      StringEnum(['listed', 'all'], {
+        description:
+          '`listed` (default): days with counted entries, an approved absence or a holiday; `all`: every day of the range (JSON and CSV)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -62,12 +68,33 @@ export const TimesheetDaySchema = Type.Object({
   flags: Type.Array(TimesheetFlagSchema, {
     description: "findings of the company's working-time rule pack; they never change the figures",
   }),
+  targetHours: Type.Number({
+    description:
+      "what the day owes: the schedule's daily hours on a work day, 0 on days off and holidays, half on half-day holidays, less approved absences that do not count as work time",
+  }),
+  creditedHours: Type.Number({ description: 'the sum of `credited`' }),
+  credited: Type.Array(Type.Object({ code: Type.String(), hours: Type.Number() }), {
+    description: 'approved absences of types that count as work time: the target, half of it, or their hours',
+  }),
+  balanceHours: Type.Number({ description: 'workedHours + creditedHours − targetHours' }),
+  absences: Type.Array(Type.String(), { description: 'the codes of the approved absences touching the day' }),
+  holiday: Type.Union(
+    [
+      Type.Object({
+        name: Type.String(),
+        portion: StringEnum(['full', 'half']),
+      }),
+      Type.Null(),
+    ],
+    { description: "the public or company holiday of the employee's workplace that day, else null" },
+  ),
 });
 
 export const TimesheetSchema = Type.Object({
   employee: EmployeeRefSchema,
   days: Type.Array(TimesheetDaySchema, {
-    description: 'one per work date in the range with at least one counted entry, in date order',
+    description:
+      'in date order: each day of the range with at least one counted entry, an approved absence or a holiday (with `days=all`: every day)',
   }),
   totals: Type.Object({
     workedHours: Type.Number(),
@@ -77,6 +104,9 @@ export const TimesheetSchema = Type.Object({
     approvedHours: Type.Number({ description: 'of workedHours: approved entries' }),
     pendingHours: Type.Number({ description: 'of workedHours: entries pending approval' }),
     openSessions: Type.Integer({ description: 'open sessions dated in the range; they count nowhere else' }),
+    targetHours: Type.Number({ description: 'over every day of the range' }),
+    creditedHours: Type.Number({ description: 'over every day of the range' }),
+    balanceHours: Type.Number({ description: 'workedHours + creditedHours − targetHours' }),
   }),
 });
 

@@ -30,6 +30,16 @@ import {
 import { type Page, invalidCursor } from '../../shared/pages.js';
 import { atMostOneOf, workDateRange } from '../time-tracking/entries.js';
 import { type ConsolePerson } from '../people/person.js';
+import {
+  type CountedTimesheet,
+  accountFields,
+  accountTotals,
+  approvedAbsences,
+  dayAccounts,
+  reportHolidays,
+  withAccounts,
+} from '../absences/timesheet.js';
+import { type Holiday } from '../absences/schemas.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).
@@ -44,6 +54,8 @@ export interface TimesheetQuery {
   status?: 'approved' | 'all';
   cursor?: string;
   limit?: number;
+  /** `all`: every day of the range is listed (issue 31). */
+  days?: 'all' | 'listed';
 }
 
 /** What a request asks for, checked before any answer starts (a CSV cannot turn into a 422 halfway). */
@@ -56,6 +68,9 @@ export interface TimesheetPlan {
   filterKey: string;
   afterId: string | null;
   settings: TimesheetSettings;
+  /** Issue 31: list every day of the range; every workplace's holidays (read once per report). */
+  allDays: boolean;
+  holidays: Map<string | null, Holiday[]>;
 }
 
 export async function planTimesheets(
@@ -111,12 +126,14 @@ export async function planTimesheets(
     filterKey,
     afterId,
     settings,
+    allDays: query.days === 'all',
+    holidays: await reportHolidays(db, principal.companyId, from, to),
   };
 }
 
 export interface EmployeeTimesheet {
   employee: ReportEmployeeRow;
-  sheet: Timesheet;
+  sheet: CountedTimesheet;
 }
 
 /** The weekly threshold of the workweek starting on `first`: the schedule effective that day. */
@@ -154,7 +171,7 @@ function breaksByEntry(rows: readonly ReportBreakRow[]): Map<string, { startMs: 
   return byEntry;
 }
 
-/** One batch: the next `limit` employees and their timesheets, in four statements. */
+/** One batch: the next `limit` employees and their timesheets, in five statements (issue 31: absences). */
 export async function timesheetBatch(
   ctx: AppContext,
   plan: TimesheetPlan,
@@ -176,14 +193,16 @@ export async function timesheetBatch(
     from: lookbackStart(plan.from, plan.settings),
     to: plan.to,
   };
-  const [entries, breaks, schedules] = await Promise.all([
+  const [entries, breaks, schedules, absences] = await Promise.all([
     listReportEntries(db, range),
     listReportBreaks(db, range),
     listReportSchedules(db, { employeeIds: ids, to: plan.to }),
+    approvedAbsences(db, plan.companyId, ids, plan.from, plan.to),
   ]);
   const entriesOf = groupBy<ReportEntryRow>(entries);
   const breaksOf = breaksByEntry(breaks);
   const schedulesOf = groupBy(schedules);
+  const accounts = dayAccounts({ ...plan, employees, schedules, absences });
   return {
     hasMore: rows.length > limit,
     sheets: employees.map((employee) => ({
@@ -204,7 +223,9 @@ export async function timesheetBatch(
         settings: plan.settings,
         weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
       }),
-    })),
+    }))
+      // Issue 31: each day's target, credits and balance (absences/timesheet.ts).
+      .map((item) => ({ ...item, sheet: withAccounts(item.sheet, accounts.get(item.employee.id) ?? [], plan) })),
   };
 }
 
@@ -221,6 +242,7 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       entries: day.entries,
       statuses: day.statuses,
       flags: day.flags,
+      ...accountFields(day),
     })),
     totals: {
       workedHours: totalHours(sheet.totals.workedSeconds),
@@ -230,6 +252,7 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       approvedHours: totalHours(sheet.totals.approvedSeconds),
       pendingHours: totalHours(sheet.totals.pendingSeconds),
       openSessions: sheet.totals.openSessions,
+      ...accountTotals(sheet.totals),
     },
   };
 }

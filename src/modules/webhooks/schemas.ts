@@ -9,7 +9,8 @@ const NullableInt = () => Type.Unsafe<number | null>({ type: ['integer', 'null']
 
 const EVENT_TYPE_LIST =
   '`time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, ' +
-  '`employee.created`, `employee.updated`, `employee.deleted`';
+  '`employee.created`, `employee.updated`, `employee.deleted`, `absence.requested`, `absence.approved`, ' +
+  '`absence.rejected`, `absence.cancelled`';
 
 const EventTypesIn = Type.Array(Type.String({ maxLength: 64, pattern: '^[a-z_]+\\.[a-z_]+$' }), {
   minItems: 1,
@@ -179,6 +180,17 @@ export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Rec
   'employee.created': { description: 'An employee was created.', data: ref('EmployeeListItem') },
   'employee.updated': { description: 'An employee was changed.', data: ref('EmployeeListItem') },
   'employee.deleted': { description: 'An employee was deleted.', data: ref('EmployeeRef') },
+  // Issue 31: the absence as GET /absences/{id} shows it after the change (needs leave.read).
+  'absence.requested': {
+    description: 'An absence was requested (one whose type needs no approval is approved at once, too).',
+    data: ref('Absence'),
+  },
+  'absence.approved': { description: 'An absence was approved.', data: ref('Absence') },
+  'absence.rejected': { description: 'A requested absence was rejected.', data: ref('Absence') },
+  'absence.cancelled': {
+    description: 'A requested absence was withdrawn, or an approved one cancelled.',
+    data: ref('Absence'),
+  },
   ping: {
     description: 'A test delivery, sent by POST /webhooks/{id}/test.',
     data: {

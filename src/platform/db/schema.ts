@@ -1,4 +1,4 @@
-import type { Insertable, Selectable, Updateable } from 'kysely';
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
 
 /*
  * Portable column conventions, identical on SQLite and PostgreSQL so that one set of queries serves
@@ -28,6 +28,8 @@ export interface WorkplacesTable {
   name: string;
   time_zone: string | null;
   created_at: string;
+  /** Public holidays' region code, e.g. DE-BY (migration 0010); null: none. */
+  holiday_region: string | null;
 }
 
 export interface SchedulesTable {
@@ -36,6 +38,10 @@ export interface SchedulesTable {
   name: string;
   weekly_hours: number | null;
   created_at: string;
+  /** Weekday names worked, comma-separated (migration 0010; default monday … friday). */
+  work_days: Generated<string>;
+  /** Hours of a work day; null: weekly hours ÷ work days (migration 0010). */
+  daily_hours: number | null;
 }
 
 export interface EmployeesTable {
@@ -52,6 +58,9 @@ export interface EmployeesTable {
   created_at: string;
   updated_at: string;
   deleted_at: string | null;
+  /** Employment dates (migration 0010), null when unknown. */
+  hired_on: string | null;
+  left_on: string | null;
 }
 
 export interface EmployeeSchedulesTable {
@@ -253,6 +262,75 @@ export interface WebhookDeliveriesTable {
   created_at: string;
 }
 
+/* Absences, leave balances and public holidays (migration 0010, issue 31). */
+export interface AbsenceTypesTable {
+  id: string;
+  company_id: string;
+  code: string;
+  name: string;
+  category: string;
+  unit: string;
+  paid: number;
+  counts_as_work_time: number;
+  requires_approval: number;
+  deducts_from_balance: number;
+  yearly_entitlement_days: number;
+  allow_negative: number;
+  carry_over_max_days: number;
+  /** MM-DD, or null: carried days do not lapse within the year. */
+  carry_over_expires_on: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface HolidayOverridesTable {
+  id: string;
+  company_id: string;
+  workplace_id: string | null;
+  date: string;
+  /** add or remove. */
+  kind: string;
+  name: string | null;
+  /** full or half. */
+  portion: string;
+  created_at: string;
+}
+
+export interface LeaveEntitlementsTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  absence_type_id: string;
+  year: number;
+  days: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AbsencesTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  absence_type_id: string;
+  start_date: string;
+  end_date: string;
+  portion: string;
+  hours: number | null;
+  days: number;
+  status: string;
+  note: string | null;
+  reason: string | null;
+  decided_at: string | null;
+  decided_by_kind: string | null;
+  decided_by_id: string | null;
+  decided_by_name: string | null;
+  created_by_kind: string;
+  created_by_id: string | null;
+  created_at: string;
+  updated_at: string;
+  version: number;
+}
+
 export interface Schema {
   companies: CompaniesTable;
   workplaces: WorkplacesTable;
@@ -274,6 +352,10 @@ export interface Schema {
   console_invitations: ConsoleInvitationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  absence_types: AbsenceTypesTable;
+  holiday_overrides: HolidayOverridesTable;
+  leave_entitlements: LeaveEntitlementsTable;
+  absences: AbsencesTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

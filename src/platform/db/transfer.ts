@@ -49,6 +49,11 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'console_invitations', key: ['token_hash'] },
   { name: 'webhook_endpoints', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },
+  // Issue 31 (migration 0010).
+  { name: 'absence_types', key: ['id'] },
+  { name: 'holiday_overrides', key: ['id'] },
+  { name: 'leave_entitlements', key: ['id'] },
+  { name: 'absences', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, messageOf, may, PERMISSIONS } from '../../api.js';
 import { useFormProblem } from '../../components/form-problem.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
+import { AbsenceTypesSection } from '../absences/company-types.js';
+import { HolidaysSection } from '../absences/company-holidays.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
 import {
   type CompanySettings,
@@ -106,6 +108,8 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
           <SettingsForm {...settings} draft={draft} canEdit={canEdit} />
         </section>
       ) : null}
+      <AbsenceTypesSection canEdit={canEdit} />
+      <HolidaysSection canEdit={canEdit} />
     </>
   );
 }

@@ -135,6 +135,11 @@ function EmployeeFields({ draft, setDraft, problem, canEdit, workplaces, schedul
         type: 'date',
         hint: 'With a schedule. Left empty, it applies from 60 days ago, as on the command line.',
       })}
+      {text('hiredOn', 'Hired on', {
+        type: 'date',
+        hint: 'First day of employment: the yearly leave entitlement is prorated by the whole months employed.',
+      })}
+      {text('leftOn', 'Left on', { type: 'date', hint: 'Last day of employment; empty while employed.' })}
     </>
   );
 }

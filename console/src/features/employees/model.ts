@@ -13,6 +13,8 @@ export interface EmployeeRow {
 export interface EmployeeDetail extends EmployeeRow {
   scheduleId: string | null;
   scheduleFrom: string | null;
+  hiredOn: string | null;
+  leftOn: string | null;
 }
 
 /** A workplace or a schedule: what the form's selects offer. */
@@ -39,6 +41,8 @@ export interface Draft {
   workplaceId: string;
   scheduleId: string;
   scheduleFrom: string;
+  hiredOn: string;
+  leftOn: string;
 }
 
 export function draftOf(e: EmployeeDetail | null): Draft {
@@ -51,6 +55,8 @@ export function draftOf(e: EmployeeDetail | null): Draft {
     workplaceId: e?.workplaceId ?? '',
     scheduleId: e?.scheduleId ?? '',
     scheduleFrom: e?.scheduleFrom ?? '',
+    hiredOn: e?.hiredOn ?? '',
+    leftOn: e?.leftOn ?? '',
   };
 }
 
@@ -60,7 +66,7 @@ export function bodyOf(draft: Draft, before: EmployeeDetail | null): Record<stri
   const body: Record<string, string | null> = {};
   const orNull = (value: string) => (value.trim() === '' ? null : value);
   if (!before || draft.email !== was.email) body.email = draft.email;
-  for (const key of ['firstName', 'lastName', 'externalId', 'workplaceId'] as const)
+  for (const key of ['firstName', 'lastName', 'externalId', 'workplaceId', 'hiredOn', 'leftOn'] as const)
     if (draft[key] !== was[key] && !(before === null && draft[key] === '')) body[key] = orNull(draft[key]);
   if (!before || draft.status !== was.status) body.status = draft.status;
   const scheduleChanged = draft.scheduleId !== was.scheduleId || draft.scheduleFrom !== was.scheduleFrom;
