@@ -225,7 +225,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('absence commands
     expect(requested).toMatchObject({ status: 'requested', days: 3.5, note: 'Winter', balanceAfter: 8.5 });
     expect(await json('absence', 'approve', requested.id)).toMatchObject({
       status: 'approved',
-      decidedBy: { kind: 'cli', id: null, name: null },
+      decidedBy: { kind: 'cli', id: null, name: 'command line' },
     });
     expect(await json('absence', 'cancel', requested.id, '--reason', 'Moved')).toMatchObject({
       status: 'cancelled',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { confirmDay } from '../../src/modules/admin/days-and-entries.js';
-import { createUser, issueUserToken } from '../../src/modules/admin/users.js';
+import { confirmDay } from '../../src/modules/time-tracking/approval.js';
+import { createUser, issueUserToken } from '../../src/modules/people/users.js';
 import { inTransaction } from '../../src/modules/context.js';
 import {
   approvedAbsence,
@@ -133,7 +133,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('absences on %s',
     const sick = await requestAbsence(t, b, 'sick', '2026-06-08', '2026-06-09');
     expect(sick.json).toMatchObject({
       status: 'approved',
-      decidedBy: { kind: 'system', id: null, name: null },
+      decidedBy: { kind: 'system', id: null, name: 'automatic approval' },
       balanceAfter: null,
     });
     const withdrawn = await t.api(

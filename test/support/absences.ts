@@ -4,7 +4,7 @@ import { cliCaller } from '../../src/modules/absences/actors.js';
 import { findType } from '../../src/modules/absences/calendar.queries.js';
 import { updateAbsenceType } from '../../src/modules/absences/types.js';
 import { setHolidayRegion } from '../../src/modules/absences/working-days.js';
-import { updateEmployee } from '../../src/modules/admin/employees.js';
+import { updateEmployee } from '../../src/modules/employees/changes.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { call, type Reply, type Tenant, type TimeTrackingSuite } from './time-tracking.js';
 

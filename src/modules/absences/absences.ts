@@ -272,7 +272,7 @@ export async function createAbsence(
     decided_at: approved ? at : null,
     decided_by_kind: approved ? SYSTEM_ACTOR.kind : null,
     decided_by_id: null,
-    decided_by_name: null,
+    decided_by_name: approved ? SYSTEM_ACTOR.name : null,
     created_by_kind: caller.actor.kind,
     created_by_id: caller.actor.id,
     created_at: at,
