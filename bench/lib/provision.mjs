@@ -242,3 +242,69 @@ export async function countRows(store, table, companyId) {
   const row = await query.executeTakeFirstOrThrow();
   return Number(row.n);
 }
+
+/**
+ * Leave for the month's report (issue 31): the tenant's workplace keeps Bavaria's public holidays
+ * (`DE-BY`), and every employee has absences among `days` (weekdays, oldest first), approved, as
+ * `punchclock absence create` would store them: a three-day vacation, a sick day, and for every
+ * third employee an unpaid half day and a requested (not yet decided) vacation day. Returns the count.
+ */
+export async function bulkAbsences(store, tenant, employees, days) {
+  const { setHolidayRegion } = await import('../../dist/modules/absences/working-days.js');
+  const ctx = { database: store, now: Date.now };
+  await inTransaction(ctx, (tx, now) =>
+    setHolidayRegion(tx, now, tenant.workplaceId, 'DE-BY', { type: 'cli', id: null }),
+  );
+  const types = await store.db
+    .selectFrom('absence_types')
+    .select(['id', 'code'])
+    .where('company_id', '=', tenant.companyId)
+    .execute();
+  const typeId = Object.fromEntries(types.map((t) => [t.code, t.id]));
+  const at = new Date().toISOString();
+  const rows = [];
+  const absence = (employee, code, first, last, extra = {}) =>
+    rows.push({
+      id: uuidv7(),
+      company_id: tenant.companyId,
+      employee_id: employee.id,
+      absence_type_id: typeId[code],
+      start_date: first,
+      end_date: last,
+      portion: 'full',
+      hours: null,
+      days: 1,
+      status: 'approved',
+      note: null,
+      reason: null,
+      decided_at: at,
+      decided_by_kind: 'cli',
+      decided_by_id: null,
+      decided_by_name: 'command line',
+      created_by_kind: 'cli',
+      created_by_id: null,
+      created_at: at,
+      updated_at: at,
+      version: 2,
+      ...extra,
+    });
+  employees.forEach((employee, e) => {
+    const start = (e * 7) % Math.max(1, days.length - 3);
+    absence(employee, 'vacation', days[start].date, days[start + 2].date, { days: 3 });
+    const sick = (start + 5) % days.length;
+    absence(employee, 'sick', days[sick].date, days[sick].date);
+    if (e % 3 !== 0) return;
+    const half = (start + 9) % days.length;
+    absence(employee, 'unpaid', days[half].date, days[half].date, { portion: 'first_half', days: 0.5 });
+    const asked = (start + 12) % days.length;
+    absence(employee, 'vacation', days[asked].date, days[asked].date, {
+      status: 'requested',
+      decided_at: null,
+      decided_by_kind: null,
+      decided_by_name: null,
+      version: 1,
+    });
+  });
+  await bulkInsert(store, 'absences', rows, { perStatement: 500 });
+  return rows.length;
+}

@@ -217,6 +217,26 @@ function creationEvents(view: AbsenceView): { type: EventType; data: AbsenceView
   return events;
 }
 
+/** The audit row of a new absence. */
+function auditRequest(tx: Tx, caller: LeaveCaller, typeCode: string, row: AbsenceRow): Promise<void> {
+  return recordAudit(tx, {
+    companyId: caller.companyId,
+    actorType: caller.audit.type,
+    actorId: caller.audit.id,
+    action: 'absence.request',
+    targetType: 'absence',
+    targetId: row.id,
+    details: {
+      type: typeCode,
+      startDate: row.start_date,
+      endDate: row.end_date,
+      portion: row.portion,
+      status: row.status,
+    },
+    at: row.created_at,
+  });
+}
+
 /**
  * POST /absences: the employee's working days in the range are counted, then the refusals in order
  * (404 employee, 422 type or no working day, 409 overlap, 409 locked day, 409 balance); a dry run
@@ -282,22 +302,7 @@ export async function createAbsence(
   const view = absenceView({ ...row, type_code: type.code, employee_external_id: employee.external_id });
   if (options.dryRun) return { status: 200, body: resultOf({ ...view, id: null }, true, balanceAfter) };
   await insertAbsence(tx, row);
-  await recordAudit(tx, {
-    companyId: caller.companyId,
-    actorType: caller.audit.type,
-    actorId: caller.audit.id,
-    action: 'absence.request',
-    targetType: 'absence',
-    targetId: row.id,
-    details: {
-      type: type.code,
-      startDate: row.start_date,
-      endDate: row.end_date,
-      portion: row.portion,
-      status: row.status,
-    },
-    at,
-  });
+  await auditRequest(tx, caller, type.code, row);
   await appendEvents(tx, caller.companyId, creationEvents(view), at);
   return { status: 201, body: resultOf(view, false, balanceAfter) };
 }
