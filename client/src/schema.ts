@@ -177,7 +177,7 @@ export interface paths {
         };
         /**
          * Follow the company's changes
-         * @description The company's events in commit order: every change to time entries, days and employees, recorded with the change. Follow `nextCursor` while `hasMore` is true; keep `resumeCursor` and ask with it later for newer events only: nothing is missed or repeated. `time_entry.*` and `day.*` events need `attendance.read`, `employee.*` events `employees.read`. Events are kept 30 days (EVENT_RETENTION_DAYS); a cursor into removed events gets 410 `cursor_expired`.
+         * @description The company's events in commit order: every change to time entries, days, employees and absences, recorded with the change. Follow `nextCursor` while `hasMore` is true; keep `resumeCursor` and ask with it later for newer events only: nothing is missed or repeated. `time_entry.*` and `day.*` events need `attendance.read`, `employee.*` events `employees.read`, `absence.*` events `leave.read`. Events are kept 30 days (EVENT_RETENTION_DAYS); a cursor into removed events gets 410 `cursor_expired`.
          */
         get: operations["listChanges"];
         put?: never;
@@ -197,7 +197,7 @@ export interface paths {
         };
         /**
          * Timesheets: worked, regular and overtime hours per employee and day
-         * @description One timesheet per employee (all of the company, one workplace, or one employee), ordered by id and cursor-paginated, over `from`..`to` (work dates, inclusive; at most 92 days; by default the last 30 days up to today). An entry counts whole on its work date; `pending_approval` and `approved` entries count (`status=approved`: approved only), `draft` and `rejected` never, open sessions only in `openSessions`. Overtime follows the company’s settings: hours above the daily threshold, then regular hours crossing the weekly hours of the schedule effective on the workweek’s first day. Sums are taken in seconds and rounded once, to 2 decimals. With `Accept: text/csv` the answer is one CSV file (RFC 4180, CRLF) of every matching employee, one row per employee and day, columns employee_id, external_id, first_name, last_name, date, worked_hours, regular_hours, overtime_hours, break_minutes, entries, statuses, flags, flag_messages; `delimiter=semicolon` and `bom=true` suit spreadsheet imports; a text cell beginning with =, +, -, @, tab or CR is prefixed with an apostrophe; `limit` does not apply.
+         * @description One timesheet per employee (all of the company, one workplace, or one employee), ordered by id and cursor-paginated, over `from`..`to` (work dates, inclusive; at most 92 days; by default the last 30 days up to today). An entry counts whole on its work date; `pending_approval` and `approved` entries count (`status=approved`: approved only), `draft` and `rejected` never, open sessions only in `openSessions`. Overtime follows the company’s settings: hours above the daily threshold, then regular hours crossing the weekly hours of the schedule effective on the workweek’s first day. Sums are taken in seconds and rounded once, to 2 decimals. Absences and holidays count as a time account: each day owes its `targetHours` (the schedule’s daily hours on a work day, 0 on days off and holidays, half on half-day holidays); approved absences of types that count as work time are `credited`, others lower the target; `balanceHours` = worked + credited − target over every day of the range. Overtime stays on hours worked. Days listed: those with counted entries, an approved absence or a holiday; `days=all` lists every day. With `Accept: text/csv` the answer is one CSV file (RFC 4180, CRLF) of every matching employee, one row per employee and day, columns employee_id, external_id, first_name, last_name, date, worked_hours, regular_hours, overtime_hours, break_minutes, entries, statuses, flags, flag_messages, target_hours, credited_hours, balance_hours, absences; `delimiter=semicolon` and `bom=true` suit spreadsheet imports; a text cell beginning with =, +, -, @, tab or CR is prefixed with an apostrophe; `limit` does not apply.
          */
         get: operations["listTimesheets"];
         put?: never;
@@ -223,7 +223,7 @@ export interface paths {
         put?: never;
         /**
          * Register a webhook endpoint
-         * @description Registers a receiver for the company’s events, delivered per Standard Webhooks 1.0 (signed `webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body `{type, timestamp, data}`). The endpoint receives the events committed after its creation, of the types it asks for that the calling key’s scopes can read (`time_entry.*` and `day.*` need `attendance.read`, `employee.*` `employees.read`); when that key is revoked or expires the endpoint is disabled. The URL must be absolute `https` and resolve to a public address. At most 20 endpoints per company. The `secret` is shown only in this answer and on rotation. Deliveries are retried with exponential back-off for about three days; `410 Gone` disables the endpoint.
+         * @description Registers a receiver for the company’s events, delivered per Standard Webhooks 1.0 (signed `webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body `{type, timestamp, data}`). The endpoint receives the events committed after its creation, of the types it asks for that the calling key’s scopes can read (`time_entry.*` and `day.*` need `attendance.read`, `employee.*` `employees.read`, `absence.*` `leave.read`); when that key is revoked or expires the endpoint is disabled. The URL must be absolute `https` and resolve to a public address. At most 20 endpoints per company. The `secret` is shown only in this answer and on rotation. Deliveries are retried with exponential back-off for about three days; `410 Gone` disables the endpoint.
          */
         post: operations["createWebhook"];
         delete?: never;
@@ -334,6 +334,170 @@ export interface paths {
          * @description `{from, to}`: the endpoint’s events that occurred in that range (retained ones, after its creation) are delivered again; `{deliveryId}`: that delivery is. A replayed event keeps its `webhook-id`, so receivers deduplicate it. Only the types both the endpoint’s key and the calling key read are sent again. Refused (422) while the endpoint has more than 10,000 pending deliveries.
          */
         post: operations["replayWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absence-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The company's absence types
+         * @description Every absence type of the company, by code, with the rules it counts by.
+         */
+        get: operations["listAbsenceTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/holidays": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workplace's public and company holidays
+         * @description The holidays of the workplace's region (computed offline; e.g. DE-BY, US-CA, FR) merged with the company's overrides (added, removed or half days, for the company or the workplace): `workplaceId` required, `from`..`to` at most 366 days (default this calendar year).
+         */
+        get: operations["listHolidays"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/leave-balances": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An employee's leave balances of a year
+         * @description Per type that deducts from the balance: entitlement (set for the year, else the yearly days prorated by whole months employed), carried over (last year’s remainder up to the type’s maximum, usable through its expiry day), taken (approved up to today), planned (approved later), requested (waiting) and remaining (entitlement + carried (unexpired) − taken − planned). Exactly one of `employeeId` / `externalId`.
+         */
+        get: operations["listLeaveBalances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absences": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List absences
+         * @description Absences touching `from`..`to` (at most 366 days; by default this calendar year), ordered by start date then id, cursor pages. Filter by one employee (`employeeId` or `externalId`), `status`, `typeCode`.
+         */
+        get: operations["listAbsences"];
+        put?: never;
+        /**
+         * Request an absence
+         * @description `days` counts the employee’s working days in the range less holidays. A type that needs no approval is approved at once. Refusals: an overlapping requested or approved absence 409 `absence_overlaps`; beyond the balance of a deducting type without negative balances 409 `insufficient_balance`; a half day or hours over more than one day, an end before the start, a range without a working day 422 naming the field; a confirmed day 409 `day_locked`. `X-Service-Dry-Run: true` answers 200 with the absence it would create (id null) and `balanceAfter`.
+         */
+        post: operations["createAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absences/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An absence
+         * @description With an `ETag` of its version (send it as `If-Match` to decide on what you read).
+         */
+        get: operations["getAbsence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absences/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a requested absence
+         * @description requested → approved | rejected | cancelled; approved → cancelled (also after it started). Another transition is 409 `invalid_status_transition`; a person deciding on their own absence 403 `own_entry` (withdrawing one’s own request is allowed); `If-Match` naming another version 412 `version_mismatch`. Approving beyond the balance is 409 `insufficient_balance`.
+         */
+        post: operations["approveAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absences/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a requested absence, with a reason
+         * @description requested → approved | rejected | cancelled; approved → cancelled (also after it started). Another transition is 409 `invalid_status_transition`; a person deciding on their own absence 403 `own_entry` (withdrawing one’s own request is allowed); `If-Match` naming another version 412 `version_mismatch`.
+         */
+        post: operations["rejectAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/absences/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a requested absence or cancel an approved one, with a reason
+         * @description requested → approved | rejected | cancelled; approved → cancelled (also after it started). Another transition is 409 `invalid_status_transition`; a person deciding on their own absence 403 `own_entry` (withdrawing one’s own request is allowed); `If-Match` naming another version 412 `version_mismatch`.
+         */
+        post: operations["cancelAbsence"];
         delete?: never;
         options?: never;
         head?: never;
@@ -542,6 +706,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "absence.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * absence.requested delivery
+         * @description An absence was requested (one whose type needs no approval is approved at once, too). Delivered per Standard Webhooks 1.0 to the endpoints asking for `absence.requested` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["absenceRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "absence.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * absence.approved delivery
+         * @description An absence was approved. Delivered per Standard Webhooks 1.0 to the endpoints asking for `absence.approved` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["absenceApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "absence.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * absence.rejected delivery
+         * @description A requested absence was rejected. Delivered per Standard Webhooks 1.0 to the endpoints asking for `absence.rejected` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["absenceRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "absence.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * absence.cancelled delivery
+         * @description A requested absence was withdrawn, or an approved one cancelled. Delivered per Standard Webhooks 1.0 to the endpoints asking for `absence.cancelled` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["absenceCancelledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -582,7 +826,7 @@ export interface components {
         };
         Timesheet: {
             employee: components["schemas"]["EmployeeRef"];
-            /** @description one per work date in the range with at least one counted entry, in date order */
+            /** @description in date order: each day of the range with at least one counted entry, an approved absence or a holiday (with `days=all`: every day) */
             days: {
                 /**
                  * Format: date
@@ -616,6 +860,25 @@ export interface components {
                     /** @description the finding with its figures, in English; wording may change */
                     message: string;
                 }[];
+                /** @description what the day owes: the schedule's daily hours on a work day, 0 on days off and holidays, half on half-day holidays, less approved absences that do not count as work time */
+                targetHours: number;
+                /** @description the sum of `credited` */
+                creditedHours: number;
+                /** @description approved absences of types that count as work time: the target, half of it, or their hours */
+                credited: {
+                    code: string;
+                    hours: number;
+                }[];
+                /** @description workedHours + creditedHours − targetHours */
+                balanceHours: number;
+                /** @description the codes of the approved absences touching the day */
+                absences: string[];
+                /** @description the public or company holiday of the employee's workplace that day, else null */
+                holiday: {
+                    name: string;
+                    /** @enum {string} */
+                    portion: "full" | "half";
+                } | null;
             }[];
             totals: {
                 workedHours: number;
@@ -628,6 +891,12 @@ export interface components {
                 pendingHours: number;
                 /** @description open sessions dated in the range; they count nowhere else */
                 openSessions: number;
+                /** @description over every day of the range */
+                targetHours: number;
+                /** @description over every day of the range */
+                creditedHours: number;
+                /** @description workedHours + creditedHours − targetHours */
+                balanceHours: number;
             };
         };
         EmployeeListItem: {
@@ -643,6 +912,16 @@ export interface components {
             departmentId: string | null;
             /** Format: uuid */
             positionId: string | null;
+            /**
+             * Format: date
+             * @description first day of employment; null when unknown
+             */
+            hiredOn: string | null;
+            /**
+             * Format: date
+             * @description last day of employment; null when unknown
+             */
+            leftOn: string | null;
         };
         TimeEntry: {
             /** Format: uuid */
@@ -911,6 +1190,219 @@ export interface components {
             nextAttemptAt: string | null;
             /** Format: date-time */
             createdAt: string;
+        };
+        Absence: {
+            /** Format: uuid */
+            id: string;
+            employee: components["schemas"]["EmployeeRef"];
+            type: {
+                /** Format: uuid */
+                id: string;
+                code: string;
+            };
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            endDate: string;
+            /**
+             * @description full days, the first or second half of one day, or some hours of one day
+             * @enum {string}
+             */
+            portion: "full" | "first_half" | "second_half" | "hours";
+            /** @description the hours of an `hours` absence, or of a type counted in hours; else null */
+            hours: number | null;
+            /** @description working days of the employee in the range less holidays, as counted when requested (a half day 0.5; a half-day holiday halves that day) */
+            days: number;
+            /**
+             * @description requested, approved, rejected or cancelled
+             * @enum {string}
+             */
+            status: "requested" | "approved" | "rejected" | "cancelled";
+            note: string | null;
+            /** @description the reason given with the last rejection or cancellation */
+            reason: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description who approved, rejected or cancelled it (`system` when its type needs no approval) */
+            decidedBy: components["schemas"]["Actor"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description grows with every change; send it as If-Match ("3") to change it */
+            version: number;
+        };
+        AbsenceResult: {
+            /**
+             * Format: uuid
+             * @description null on a dry run of a creation
+             */
+            id: string | null;
+            employee: components["schemas"]["EmployeeRef"];
+            type: {
+                /** Format: uuid */
+                id: string;
+                code: string;
+            };
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            endDate: string;
+            /**
+             * @description full days, the first or second half of one day, or some hours of one day
+             * @enum {string}
+             */
+            portion: "full" | "first_half" | "second_half" | "hours";
+            /** @description the hours of an `hours` absence, or of a type counted in hours; else null */
+            hours: number | null;
+            /** @description working days of the employee in the range less holidays, as counted when requested (a half day 0.5; a half-day holiday halves that day) */
+            days: number;
+            /**
+             * @description requested, approved, rejected or cancelled
+             * @enum {string}
+             */
+            status: "requested" | "approved" | "rejected" | "cancelled";
+            note: string | null;
+            /** @description the reason given with the last rejection or cancellation */
+            reason: string | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description who approved, rejected or cancelled it (`system` when its type needs no approval) */
+            decidedBy: components["schemas"]["Actor"] | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description grows with every change; send it as If-Match ("3") to change it */
+            version: number;
+            dryRun: boolean;
+            /** @description types that deduct from the balance: `remaining` of the leave balance once this absence counts as approved (the lowest of its years); else null */
+            balanceAfter: number | null;
+        };
+        AbsencePage: {
+            items: components["schemas"]["Absence"][];
+            nextCursor: string | null;
+            hasMore: boolean;
+        };
+        AbsenceCreate: {
+            employee: components["schemas"]["EmployeeSelector"];
+            /** @description the absence type’s code */
+            typeCode: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            startDate: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            endDate: string;
+            /**
+             * @description default full
+             * @enum {string}
+             */
+            portion?: "full" | "first_half" | "second_half" | "hours";
+            hours?: number | null;
+            note?: string | null;
+        };
+        AbsenceType: {
+            /** Format: uuid */
+            id: string;
+            /** @description unique in the company, e.g. vacation, sick, unpaid */
+            code: string;
+            name: string;
+            /**
+             * @description vacation, sick, unpaid or other; may grow
+             * @enum {string}
+             */
+            category: "vacation" | "sick" | "unpaid" | "other";
+            /**
+             * @description days or hours
+             * @enum {string}
+             */
+            unit: "days" | "hours";
+            paid: boolean;
+            /** @description approved absences are credited in timesheets (the day’s target, half of it, or their hours) */
+            countsAsWorkTime: boolean;
+            /** @description false: an absence of this type is approved at once */
+            requiresApproval: boolean;
+            /** @description counted against the yearly entitlement */
+            deductsFromBalance: boolean;
+            /** @description prorated by whole months employed in the year */
+            yearlyEntitlementDays: number;
+            /** @description a deducting absence may take the balance below zero */
+            allowNegative: boolean;
+            /** @description at most this much of last year’s remainder is carried over */
+            carryOverMaxDays: number;
+            /** @description MM-DD: carried days are usable up to and including this day; null: all year */
+            carryOverExpiresOn: string | null;
+        };
+        /** @description Who made a change */
+        Actor: {
+            /** @description api_key, person, device, cli or system; may grow */
+            kind: string;
+            /** @description the key's, person's or device's id; null for cli and system */
+            id: string | null;
+            /** @description a key's name, a person's email, `command line`, `automatic clock-out` */
+            name: string | null;
+        };
+        Holiday: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            date: string;
+            name: string;
+            /**
+             * @description full, or half (e.g. 24 December)
+             * @enum {string}
+             */
+            portion: "full" | "half";
+            /**
+             * @description region: the workplace's holiday region; company: the company's own (added) holiday
+             * @enum {string}
+             */
+            source: "region" | "company";
+        };
+        LeaveBalance: {
+            type: {
+                /** Format: uuid */
+                id: string;
+                code: string;
+            };
+            year: number;
+            /** @description set for the year, else the type’s yearly days prorated */
+            entitlement: number;
+            /** @description of last year’s remainder, at most the type’s carry-over maximum */
+            carriedOver: number;
+            /**
+             * Format: date
+             * @description last day carried days count
+             */
+            carryOverExpiresOn: string | null;
+            /** @description approved days up to today */
+            taken: number;
+            /** @description approved days after today */
+            planned: number;
+            /** @description days waiting for a decision */
+            requested: number;
+            /** @description entitlement + carried (unexpired) − taken − planned */
+            remaining: number;
+        };
+        LeaveBalances: {
+            employee: components["schemas"]["EmployeeRef"];
+            year: number;
+            /** @description one per type that deducts from the balance */
+            items: components["schemas"]["LeaveBalance"][];
         };
     };
     responses: never;
@@ -2926,11 +3418,11 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`; later versions add types, ignore unknown ones. */
+                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones. */
                             type: string;
                             /** Format: date-time */
                             occurredAt: string;
-                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`). */
+                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), an absence (`absence.*`). */
                             data: unknown;
                         }[];
                         nextCursor: string | null;
@@ -3125,6 +3617,8 @@ export interface operations {
                 delimiter?: "comma" | "semicolon";
                 /** @description CSV only: `true` starts the file with a UTF-8 byte-order mark */
                 bom?: boolean;
+                /** @description `listed` (default): days with counted entries, an approved absence or a holiday; `all`: every day of the range (JSON and CSV) */
+                days?: "listed" | "all";
             };
             header?: never;
             path?: never;
@@ -3502,7 +3996,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
                     eventTypes: string[];
                     description?: string | null;
                 };
@@ -4128,7 +4622,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url?: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
                     eventTypes?: string[];
                     description?: string | null;
                     /**
@@ -5233,6 +5727,2170 @@ export interface operations {
             };
         };
     };
+    listAbsenceTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The absence types */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["AbsenceType"][];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listHolidays: {
+        parameters: {
+            query: {
+                workplaceId: string;
+                /** @description default 1 January of this year */
+                from?: string;
+                /** @description default 31 December of this year */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The holidays, by date */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["Holiday"][];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listLeaveBalances: {
+        parameters: {
+            query?: {
+                employeeId?: string;
+                externalId?: string;
+                /** @description default this year */
+                year?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The balances */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LeaveBalances"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listAbsences: {
+        parameters: {
+            query?: {
+                employeeId?: string;
+                externalId?: string;
+                /** @description default 1 January of this year */
+                from?: string;
+                /** @description default 31 December of this year */
+                to?: string;
+                status?: "requested" | "approved" | "rejected" | "cancelled";
+                typeCode?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of absences */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsencePage"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    createAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description the version the change is meant for ("3" or 3): another is 412 version_mismatch */
+                "If-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AbsenceCreate"];
+            };
+        };
+        responses: {
+            /** @description Dry run: what would be created (nothing is stored) */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceResult"];
+                };
+            };
+            /** @description Requested (or approved at once) */
+            201: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceResult"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight, day_locked, absence_overlaps, insufficient_balance */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight" | "day_locked" | "absence_overlaps" | "insufficient_balance";
+                        /** @enum {integer} */
+                        code?: 1409 | 2909 | 4001 | 4002;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    getAbsence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The absence */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Absence"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    approveAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description the version the change is meant for ("3" or 3): another is 412 version_mismatch */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The absence as decided (on a dry run: as it would be) */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceResult"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight, day_locked, invalid_status_transition, insufficient_balance */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight" | "day_locked" | "invalid_status_transition" | "insufficient_balance";
+                        /** @enum {integer} */
+                        code?: 1409 | 2909 | 2915 | 4002;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    rejectAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description the version the change is meant for ("3" or 3): another is 412 version_mismatch */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the absence */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The absence as decided (on a dry run: as it would be) */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceResult"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight, day_locked, invalid_status_transition */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight" | "day_locked" | "invalid_status_transition";
+                        /** @enum {integer} */
+                        code?: 1409 | 2909 | 2915;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    cancelAbsence: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description the version the change is meant for ("3" or 3): another is 412 version_mismatch */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the absence */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The absence as decided (on a dry run: as it would be) */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AbsenceResult"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight, day_locked, invalid_status_transition */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight" | "day_locked" | "invalid_status_transition";
+                        /** @enum {integer} */
+                        code?: 1409 | 2909 | 2915;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
     timeEntryOpenedWebhook: {
         parameters: {
             query?: never;
@@ -5667,6 +8325,186 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["EmployeeRef"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    absenceRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "absence.requested";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Absence"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    absenceApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "absence.approved";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Absence"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    absenceRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "absence.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Absence"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    absenceCancelledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "absence.cancelled";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["Absence"];
                 };
             };
         };

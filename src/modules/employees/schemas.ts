@@ -126,8 +126,8 @@ const employeeFields = {
     maxLength: 32,
     description: 'YYYY-MM-DD: the schedule applies from this day (with scheduleId)',
   }),
-  hiredOn: NullableIn(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
-  leftOn: NullableIn(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
+  hiredOn: Nullable(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
+  leftOn: Nullable(Type.String({ maxLength: 32, description: 'YYYY-MM-DD, or null for unknown' })),
 };
 
 export const CreateEmployeeBodySchema = Type.Object(
