@@ -277,6 +277,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
+          '0010-absences',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
@@ -420,6 +421,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         companyId: companyA.id,
         workplaceId: workplaceA.id,
         scheduleId: scheduleA.id,
+        hiredOn: null,
+        leftOn: null,
       });
       expectKeys(minimal, EMPLOYEE_KEYS);
       expect(minimal).toEqual({
@@ -434,6 +437,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         companyId: companyA.id,
         workplaceId: null,
         scheduleId: null,
+        hiredOn: null,
+        leftOn: null,
       });
       // Without --schedule-from the schedule is effective from 60 days ago.
       expect(defaultFrom.scheduleId).toBe(scheduleA.id);
