@@ -50,7 +50,9 @@ async function run(kind) {
       const entries = await bulkHistory(store, tenant, employees, days);
       absences = WITH_ABSENCES ? await bulkAbsences(store, tenant, employees, days) : 0;
       if (kind === 'postgres') await analyze(store);
-      console.log(`${kind}: ${employeeCount} employees, ${entries} entries, ${absences} absences, ${from}..${to}`);
+      console.log(
+        `${kind}: ${employeeCount} employees, ${entries} entries, ${absences} absences, ${from}..${to}`,
+      );
     } finally {
       await close();
     }

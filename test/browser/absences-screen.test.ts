@@ -22,7 +22,12 @@ import {
   useChromium,
 } from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
-import { type CompanyFixture, createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
+import {
+  type CompanyFixture,
+  createCompanyFixture,
+  startTestServer,
+  type TestServer,
+} from '../support/server.js';
 
 /**
  * The console's Absences screen (issue 31) in a real headless Chromium on both databases, by keyboard
@@ -66,7 +71,14 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       const vacation = (await findType(ctx.database.db, acme.companyId, { code: 'vacation' }))!;
       await inTransaction(ctx, async (tx, now) => {
         await setHolidayRegion(tx, now, acme.workplaceId, 'DE-BY', CLI_ACTOR);
-        await updateAbsenceType(tx, now, acme.companyId, vacation.id, { yearlyEntitlementDays: 25 }, CLI_ACTOR);
+        await updateAbsenceType(
+          tx,
+          now,
+          acme.companyId,
+          vacation.id,
+          { yearlyEntitlementDays: 25 },
+          CLI_ACTOR,
+        );
       });
       // First0: approved vacation Mon 8 – Wed 10 June; First1: a request 15–16 June; First2: sick, a
       // morning (approved at once), and a request 29–30 June that is rejected below.
@@ -143,10 +155,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await expect.poll(() => requests.getByRole('row').count()).toBe(3);
         await expect(requests.innerText()).resolves.toContain('Family visit');
         await keyboardActivate(page, page.getByRole('button', { name: 'Approve First1 Last1’s vacation' }));
-        await page
-          .getByRole('status')
-          .filter({ hasText: 'First1 Last1’s vacation is approved.' })
-          .waitFor();
+        await page.getByRole('status').filter({ hasText: 'First1 Last1’s vacation is approved.' }).waitFor();
         await expect.poll(() => requests.getByRole('row').count()).toBe(2);
         // The calendar follows: First1's days are no longer marked as requested.
         const grid = page.getByRole('region', { name: 'Team calendar, June 2026' });
@@ -163,13 +172,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await page.keyboard.type('Inventory week');
         await capture(page, 'absences-reject-dialog', { fullPage: false });
         await keyboardActivate(page, dialog.getByRole('button', { name: 'Reject the request' }));
-        await page
-          .getByRole('status')
-          .filter({ hasText: 'First2 Last2’s vacation is rejected.' })
-          .waitFor();
+        await page.getByRole('status').filter({ hasText: 'First2 Last2’s vacation is rejected.' }).waitFor();
         await page.getByText('No request is waiting.').waitFor();
         const listed = await fetchInPage(page, 'GET', `/absences/calendar?month=${MONTH}`);
-        const rejected = (listed.body!.absences as { status: string }[]).filter((a) => a.status === 'rejected');
+        const rejected = (listed.body!.absences as { status: string }[]).filter(
+          (a) => a.status === 'rejected',
+        );
         expect(rejected).toEqual([]);
         expect(log.problems).toEqual([]);
       },

@@ -21,7 +21,6 @@ import {
 
 /* The console's shapes of absences (the admin API, issue 31); the public ones are in schemas.ts. */
 
-
 const Person = {
   firstName: NullableOut(Type.String()),
   lastName: NullableOut(Type.String()),

@@ -247,7 +247,8 @@ function absenceRequestsRoute(app: TypeBoxApp, { ctx, services }: RouteContext) 
         response: { 200: RequestsPageSchema, ...sessionErrors(['forbidden', 'validation_failed']) },
       },
     },
-    async (request) => waitingRequests(ctx, services.cursors, requirePermission(request, READ_LEAVE), request.query),
+    async (request) =>
+      waitingRequests(ctx, services.cursors, requirePermission(request, READ_LEAVE), request.query),
   );
 }
 
@@ -275,8 +276,12 @@ function leaveBalancesRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   );
 }
 
-function decideAbsenceRoute(app: TypeBoxApp, { ctx }: RouteContext, decision: 'approve' | 'reject' | 'cancel') {
-    app.post(
+function decideAbsenceRoute(
+  app: TypeBoxApp,
+  { ctx }: RouteContext,
+  decision: 'approve' | 'reject' | 'cancel',
+) {
+  app.post(
     `/absences/:id/${decision}`,
     {
       schema: {

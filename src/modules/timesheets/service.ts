@@ -205,27 +205,31 @@ export async function timesheetBatch(
   const accounts = dayAccounts({ ...plan, employees, schedules, absences });
   return {
     hasMore: rows.length > limit,
-    sheets: employees.map((employee) => ({
-      employee,
-      sheet: buildTimesheet({
-        from: plan.from,
-        to: plan.to,
-        entries: (entriesOf.get(employee.id) ?? []).map((e) => ({
-          workDate: e.work_date,
-          startAt: e.start_at,
-          endAt: e.end_at,
-          netSeconds: e.net_seconds === null ? null : Number(e.net_seconds),
-          breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
-          breaks: breaksOf.get(e.id),
-          status: e.status,
-        })),
-        approvedOnly: plan.approvedOnly,
-        settings: plan.settings,
-        weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
-      }),
-    }))
+    sheets: employees
+      .map((employee) => ({
+        employee,
+        sheet: buildTimesheet({
+          from: plan.from,
+          to: plan.to,
+          entries: (entriesOf.get(employee.id) ?? []).map((e) => ({
+            workDate: e.work_date,
+            startAt: e.start_at,
+            endAt: e.end_at,
+            netSeconds: e.net_seconds === null ? null : Number(e.net_seconds),
+            breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
+            breaks: breaksOf.get(e.id),
+            status: e.status,
+          })),
+          approvedOnly: plan.approvedOnly,
+          settings: plan.settings,
+          weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
+        }),
+      }))
       // Issue 31: each day's target, credits and balance (absences/timesheet.ts).
-      .map((item) => ({ ...item, sheet: withAccounts(item.sheet, accounts.get(item.employee.id) ?? [], plan) })),
+      .map((item) => ({
+        ...item,
+        sheet: withAccounts(item.sheet, accounts.get(item.employee.id) ?? [], plan),
+      })),
   };
 }
 
