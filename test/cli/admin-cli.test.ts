@@ -278,6 +278,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0005-company-settings',
           '0006-webhooks',
           '0010-absences',
+          '0013-production',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
-import { endpointsBehind, insertDeliveries } from '../../src/modules/webhooks/queries.js';
+import { endpointsBehind } from '../../src/modules/webhooks/dispatch-queries.js';
+import { insertDeliveries } from '../../src/modules/webhooks/queries.js';
 import { expectProblem, secondKey } from '../support/api.js';
 import { testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer, type TestServer } from '../support/server.js';
