@@ -2,12 +2,7 @@ import { type CursorCodec } from '../../domain/cursor.js';
 import { ApiError } from '../../domain/errors.js';
 import { isWeekday } from '../../domain/timesheets/overtime.js';
 import { isRulePack } from '../../domain/timesheets/rules.js';
-import {
-  type Timesheet,
-  type TimesheetSettings,
-  buildTimesheet,
-  lookbackStart,
-} from '../../domain/timesheets/timesheet.js';
+import { type TimesheetSettings, buildTimesheet, lookbackStart } from '../../domain/timesheets/timesheet.js';
 import { type Principal } from '../auth/service.js';
 import { findWorkplaceOfCompany } from '../companies/queries.js';
 import { type AppContext } from '../context.js';
