@@ -32,8 +32,8 @@ import {
 /**
  * The console's Absences screen (issue 31) in a real headless Chromium on both databases, by keyboard
  * only: June 2026's team calendar of a Bavarian workplace (Corpus Christi shaded, weekends dim, who is
- * away), a request approved and another rejected with a reason, an employee's balances, and the
- * Company screen's absence types and holidays; axe-core and screenshots at 1280 and 390 px
+ * away), a request approved and another rejected with a reason, an employee's balances, the
+ * Company screen's absence types and holidays, and hire and leave dates on Employees; axe-core and screenshots at 1280 and 390 px
  * (artifacts/screenshots/absences-*.png).
  */
 
@@ -93,7 +93,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       await absence(2, 'vacation', '2026-06-29', '2026-06-30');
       lead = await createPerson(ctx, acme.companyId, {
         email: 'lea.lead@acme.example',
-        permissions: '47,52,72,93,96',
+        permissions: '47,52,72,92,93,96',
       });
       context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       context.setDefaultTimeout(UI_TIMEOUT);
@@ -226,6 +226,46 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const own = page.getByRole('table', { name: "The company's own holidays" });
         await expect.poll(() => own.innerText()).toContain('Christmas Eve (half day)');
         await capture(page, 'absences-company');
+        expect(log.problems).toEqual([]);
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it(
+      'Employees: hire and leave dates by keyboard; leaving before joining is refused next to its field',
+      async () => {
+        await keyboardActivate(page, page.getByRole('link', { name: 'Employees' }));
+        await page.getByRole('heading', { level: 1, name: 'Employees' }).waitFor();
+        await keyboardActivate(page, page.getByRole('link', { name: 'Edit First1 Last1' }));
+        await page.getByRole('heading', { level: 1, name: 'Employee First1 Last1' }).waitFor();
+        const hired = page.getByLabel('Hired on');
+        const left = page.getByLabel('Left on');
+        await tabTo(page, hired);
+        await page.keyboard.type('04152026');
+        await tabTo(page, left);
+        await page.keyboard.type('03312026');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save changes' }));
+        await expect.poll(() => left.getAttribute('aria-invalid')).toBe('true');
+        const error = (await left.getAttribute('aria-describedby'))!.split(' ').at(-1)!;
+        await expect(page.locator(`[id="${error}"]`).innerText()).resolves.toContain(
+          'left-on must not be before hired-on',
+        );
+        await capture(page, 'absences-employee-dates-refused');
+        await tabTo(page, left, { shift: true });
+        await page.keyboard.press('Delete');
+        await page.keyboard.press('Backspace');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Backspace');
+        await page.keyboard.press('Tab');
+        await page.keyboard.press('Backspace');
+        await expect.poll(() => left.inputValue()).toBe('');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save changes' }));
+        await page
+          .getByRole('status')
+          .filter({ hasText: 'The changes to First1 Last1 are saved.' })
+          .waitFor();
+        const saved = await fetchInPage(page, 'GET', `/employees/${acme.employees[1]!.id}`);
+        expect(saved.body).toMatchObject({ hiredOn: '2026-04-15', leftOn: null });
         expect(log.problems).toEqual([]);
       },
       FLOW_TIMEOUT,
