@@ -90,10 +90,24 @@ export function datesOf(from: string, to: string): string[] {
   return days;
 }
 
-/** The employee's calendar over `from`..`to`; `schedules` oldest first. */
+/** A day of a range with its weekday. */
+export interface RangeDay {
+  date: string;
+  weekday: Weekday;
+}
+
+/** Every day from `from` to `to` with its weekday (computed once for a report's many employees). */
+export function rangeDays(from: string, to: string): RangeDay[] {
+  const dates = datesOf(from, to);
+  const first = weekdayIndex(from);
+  return dates.map((date, i) => ({ date, weekday: WEEKDAYS[(first + i) % 7]! }));
+}
+
+/** The employee's calendar over `from`..`to` (or `days`, that range's rangeDays); `schedules` oldest first. */
 export function buildCalendar(input: {
   from: string;
   to: string;
+  days?: readonly RangeDay[];
   schedules: readonly ScheduleSpan[];
   employment: Employment;
   holidays: ReadonlyMap<string, HolidayMark>;
@@ -101,10 +115,9 @@ export function buildCalendar(input: {
   const { schedules } = input;
   let next = 0;
   let current: ScheduleSpan | null = null;
-  return datesOf(input.from, input.to).map((date) => {
+  return (input.days ?? rangeDays(input.from, input.to)).map(({ date, weekday }) => {
     while (next < schedules.length && schedules[next]!.effectiveFrom <= date) current = schedules[next++]!;
     const workDays = current?.workDays ?? DEFAULT_WORK_DAYS;
-    const weekday = WEEKDAYS[weekdayIndex(date)]!;
     const holiday = input.holidays.get(date) ?? null;
     const listed = workDays.includes(weekday);
     const dailySeconds = listed && current !== null ? Math.round(dailyHoursOf(current) * 3600) : 0;
