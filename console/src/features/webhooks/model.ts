@@ -40,6 +40,10 @@ export const EVENT_TYPES: [string, string][] = [
   ['employee.created', 'an employee was created'],
   ['employee.updated', 'an employee was changed'],
   ['employee.deleted', 'an employee was deleted'],
+  ['absence.requested', 'an absence was requested'],
+  ['absence.approved', 'an absence was approved'],
+  ['absence.rejected', 'an absence request was rejected'],
+  ['absence.cancelled', 'an absence was withdrawn or cancelled'],
 ];
 
 /** A delivery's state as the badge words it. */
