@@ -16,12 +16,19 @@ import {
   requireUuid,
 } from '../../shared/input-checks.js';
 import { type ConsolePerson } from '../people/person.js';
+import {
+  ATTENDANCE_DEFAULTS,
+  attendanceSettingsPatch,
+  attendanceSettingsView,
+} from '../planned-shifts/settings.js';
 
 /** A new company's timesheet settings: weeks start on Monday, no daily threshold, no rule pack. */
 const TIMESHEET_DEFAULTS = {
   workweek_start: 'monday',
   daily_overtime_after_seconds: null,
   working_time_rules: 'none',
+  // Attendance exceptions and report rounding (issue 33).
+  ...ATTENDANCE_DEFAULTS,
 };
 
 function requireWeekday(value: string): string {
@@ -93,10 +100,14 @@ export async function updateCompany(
     workweekStart?: string;
     dailyOvertimeAfter?: string;
     workingTimeRules?: string;
+    lateGrace?: string;
+    noShowAfter?: string;
+    rounding?: string;
+    roundingMinutes?: string;
   },
   actor?: Actor,
 ) {
-  const patch: Record<string, unknown> = {};
+  const patch: Record<string, unknown> = attendanceSettingsPatch(input);
   if (input.name !== undefined) patch.name = requireText(input.name, 'name');
   if (input.timeZone !== undefined)
     patch.time_zone = input.timeZone === 'none' ? null : requireTimeZone(input.timeZone);
@@ -184,6 +195,8 @@ export function companyView(row: CompanyRow) {
     dailyOvertimeAfter:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    // Attendance exceptions and report rounding (issue 33).
+    ...attendanceSettingsView(row),
   };
 }
 
