@@ -1,5 +1,5 @@
 import { DateTime } from 'luxon';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
 import { createPerson, type Person } from '../support/admin-api.js';
@@ -9,12 +9,12 @@ import {
   FLOW_TIMEOUT,
   HAVE_BROWSER,
   keyboardActivate,
-  launchChromium,
   openPage,
   type PageLog,
   PUBLIC,
   tabTo,
   UI_TIMEOUT,
+  useChromium,
 } from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -35,15 +35,7 @@ import {
 
 const ZONE = 'Europe/Berlin';
 const SCOPES = 'attendance.record,attendance.read,employees.read,shifts.manage';
-let browser: Browser | undefined;
-
-beforeAll(async () => {
-  browser = await launchChromium();
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-});
+const browser = useChromium();
 
 const suite = HAVE_BROWSER ? describe : describe.skip;
 
@@ -105,9 +97,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'rita.reader@acme.example',
         permissions: '47',
       });
-      if (!browser) throw new Error('Chromium did not start');
       // en-GB: time fields read and take 24-hour times.
-      context = await browser.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+      context = await browser().newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
       context.setDefaultTimeout(UI_TIMEOUT);
       ({ page, log } = await openPage(context));
       await signIn(page, manager, 'Time entries');
@@ -227,7 +218,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     it(
       'a reader (permission 47 only) sees the roster without its buttons; the server refuses their changes',
       async () => {
-        const other = await browser!.newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+        const other = await browser().newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
         try {
           const { page: own, log: ownLog } = await openPage(other);
           await signIn(own, reader, 'Time entries');

@@ -533,7 +533,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           );
           const lines = (await csv.text()).trim().split('\r\n');
           expect(lines[0]).toBe(
-            'employee_id;external_id;first_name;last_name;date;worked_hours;regular_hours;overtime_hours;break_minutes;entries;statuses;flags;flag_messages',
+            'employee_id;external_id;first_name;last_name;date;worked_hours;regular_hours;overtime_hours;break_minutes;entries;statuses;flags;flag_messages;planned_hours',
           );
           expect(lines.slice(1).filter((l) => l.startsWith(employee.id))[0]).toMatch(
             new RegExp(`^${employee.id};EXT-0;First0;Last0;2026-03-02;10.50;8.00;2.50;`),

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
-import { createApiKey } from '../../src/modules/admin/api-keys.js';
-import { createUser } from '../../src/modules/admin/users.js';
-import { createWorkplace } from '../../src/modules/admin/companies.js';
+import { createApiKey } from '../../src/modules/api-keys/service.js';
+import { createUser } from '../../src/modules/people/users.js';
+import { createWorkplace } from '../../src/modules/companies/service.js';
 import { testDialects } from '../support/databases.js';
 import { fetchToken } from '../support/server.js';
 import { expectReplay, call, type Reply, type Tenant, timeTrackingSuite } from '../support/time-tracking.js';

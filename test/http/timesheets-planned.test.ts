@@ -1,7 +1,7 @@
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
-import { updateCompany } from '../../src/modules/admin/companies.js';
+import { updateCompany } from '../../src/modules/companies/service.js';
 import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
 import { testDialects } from '../support/databases.js';
 import { call, type Tenant, timeTrackingSuite } from '../support/time-tracking.js';
