@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer } from '../../src/app/server.js';
 import { type AppContext, CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
 import { upsertShifts } from '../../src/modules/planned-shifts/batch.js';
 import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
-import { loadConfig, parseDatabaseUrl } from '../../src/platform/config.js';
+import { parseDatabaseUrl } from '../../src/platform/config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { type TestDatabase, testDialects } from '../support/databases.js';
-import { createCompanyFixture } from '../support/server.js';
+import { createCompanyFixture, startInstance } from '../support/server.js';
 
 /*
  * Each exception is detected once, whatever the number of instances running the job (issue 33): two
@@ -109,16 +108,9 @@ describe.each(testDialects())('the exceptions job on two instances ($name)', (di
   it.runIf(dialect.name === 'postgres')('two servers on their timers record each no-show once', async () => {
     const ctx: AppContext = { database: first, now: () => NOW };
     const companyId = await plannedCompany(ctx, 'Timers');
-    const config = loadConfig({
-      DATABASE_URL: testDatabase.url,
-      PORT: '0',
-      LOG_LEVEL: 'silent',
-      OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
-      WEBHOOK_DISPATCH: 'false',
-      EXCEPTIONS_JOB_INTERVAL_MS: '25',
-    });
+    const env = { WEBHOOK_DISPATCH: 'false', EXCEPTIONS_JOB_INTERVAL_MS: '25' };
     const servers = await Promise.all(
-      [0, 1].map(() => startServer(config, { logger: false, now: () => NOW })),
+      [0, 1].map(() => startInstance(testDatabase, { env, now: () => NOW })),
     );
     try {
       // Until both have found everything, and then some more runs of both.
@@ -126,7 +118,7 @@ describe.each(testDialects())('the exceptions job on two instances ($name)', (di
         await new Promise((resolve) => setTimeout(resolve, 25));
       await new Promise((resolve) => setTimeout(resolve, 500));
     } finally {
-      await Promise.all(servers.map((s) => s.close()));
+      await Promise.all(servers.map((s) => s.stop()));
     }
     expectOnce(await counts(first, companyId));
   });

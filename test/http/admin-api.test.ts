@@ -520,6 +520,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         workweekStart: 'monday',
         dailyOvertimeHours: null,
         workingTimeRules: 'none',
+        // Attendance exceptions and report rounding (issue 33).
+        lateGraceMinutes: 5,
+        noShowAfterMinutes: 30,
+        rounding: 'none',
+        roundingMinutes: 15,
       });
       await expectProblem(
         await reader.request('/company', { method: 'PATCH', json: { timeTracking: false } }),

@@ -18,6 +18,7 @@ import {
 import { type ConsolePerson } from '../people/person.js';
 import {
   ATTENDANCE_DEFAULTS,
+  attendanceSettingsInput,
   attendanceSettingsPatch,
   attendanceSettingsView,
 } from '../planned-shifts/settings.js';
@@ -209,6 +210,10 @@ function companyOf(view: {
   workweekStart: string;
   dailyOvertimeAfter: number | null;
   workingTimeRules: string;
+  lateGraceMinutes: number;
+  noShowAfterMinutes: number;
+  rounding: string;
+  roundingMinutes: number;
 }) {
   return {
     id: view.id,
@@ -219,6 +224,10 @@ function companyOf(view: {
     workweekStart: view.workweekStart,
     dailyOvertimeHours: view.dailyOvertimeAfter,
     workingTimeRules: view.workingTimeRules,
+    lateGraceMinutes: view.lateGraceMinutes,
+    noShowAfterMinutes: view.noShowAfterMinutes,
+    rounding: view.rounding,
+    roundingMinutes: view.roundingMinutes,
   };
 }
 
@@ -234,6 +243,7 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
     dailyOvertimeHours:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    ...attendanceSettingsView(row),
   };
 }
 
@@ -248,6 +258,10 @@ export function changeCompany(
     workweekStart?: string;
     dailyOvertimeHours?: number | null;
     workingTimeRules?: string;
+    lateGraceMinutes?: number;
+    noShowAfterMinutes?: number;
+    rounding?: string;
+    roundingMinutes?: number;
   },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
@@ -274,6 +288,7 @@ export function changeCompany(
               }
             : {}),
           ...(body.workingTimeRules !== undefined ? { workingTimeRules: body.workingTimeRules } : {}),
+          ...attendanceSettingsInput(body),
         },
         actorOf(person),
       ),

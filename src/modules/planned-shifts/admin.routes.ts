@@ -28,7 +28,10 @@ import {
 } from './roster.service.js';
 
 const RosterShiftSchema = RosterSchema.properties.shifts.items;
-const shiftErrors = sessionErrors(['forbidden', 'not_found', 'validation_failed', 'shift_overlaps'], true);
+const shiftErrors = sessionErrors(
+  ['forbidden', 'not_found', 'employee_not_found', 'validation_failed', 'shift_overlaps', 'already_exists'],
+  true,
+);
 
 /** GET /roster: permission 47 (read entries) or 97 (manage shifts). */
 function getRosterRoute(app: TypeBoxApp, { ctx }: RouteContext) {

@@ -54,6 +54,21 @@ export function attendanceSettingsPatch(input: {
   return patch;
 }
 
+/** The console's fields (numbers) as `updateCompany`'s input (the CLI's text), only those sent. */
+export function attendanceSettingsInput(body: {
+  lateGraceMinutes?: number;
+  noShowAfterMinutes?: number;
+  rounding?: string;
+  roundingMinutes?: number;
+}) {
+  return {
+    ...(body.lateGraceMinutes !== undefined ? { lateGrace: String(body.lateGraceMinutes) } : {}),
+    ...(body.noShowAfterMinutes !== undefined ? { noShowAfter: String(body.noShowAfterMinutes) } : {}),
+    ...(body.rounding !== undefined ? { rounding: body.rounding } : {}),
+    ...(body.roundingMinutes !== undefined ? { roundingMinutes: String(body.roundingMinutes) } : {}),
+  };
+}
+
 /** The settings as a company's view shows them (`company update --json`). */
 export function attendanceSettingsView(
   row: Pick<CompanyRow, 'late_grace_minutes' | 'no_show_after_minutes' | 'rounding' | 'rounding_minutes'>,
