@@ -88,6 +88,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('attendance_exceptions')
     .columns(['company_id', 'date', 'id'])
     .execute();
+  // The job's look, every minute, for companies with exceptions still open.
+  await db.schema
+    .createIndex('attendance_exceptions_open_idx')
+    .on('attendance_exceptions')
+    .columns(['date', 'company_id'])
+    .where(sql.ref('resolved_at'), 'is', null)
+    .execute();
   await db.schema
     .createIndex('attendance_exceptions_employee_date_idx')
     .on('attendance_exceptions')
