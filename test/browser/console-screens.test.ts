@@ -450,6 +450,13 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           workingTimeRules: 'de-arbzg',
           workweekStart: 'monday',
         });
+        // The attendance margins (issue 33): no-show after 30 → 45 minutes, back from the button.
+        await tabTo(page, page.getByLabel('No-show after'), { shift: true });
+        await page.keyboard.press('ArrowDown');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save settings' }));
+        await expect
+          .poll(async () => (await fetchInPage(page, 'GET', '/company')).body)
+          .toMatchObject({ noShowAfterMinutes: 45, lateGraceMinutes: 5, rounding: 'none' });
         await capture(page, 'company-timesheet-settings');
 
         // A 10.5-hour shift without a break, yesterday (the employee is clocked in today, see Now).
