@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { addDays, daysBetween } from '../../domain/time-zone.js';
 import type { ConsolePerson } from '../people/person.js';
-import { type Actor, type AppContext, inTransaction } from '../context.js';
+import { type AppContext, actorOf, inTransaction } from '../context.js';
 import {
   employeesByIds,
   exceptionsOfWorkplace,
@@ -23,10 +23,6 @@ import { exceptionView, shiftView, type ShiftView } from './views.js';
  */
 
 const MAX_ROSTER_DAYS = 31;
-
-function actorOf(person: ConsolePerson): Actor {
-  return { type: 'user', id: person.id };
-}
 
 const companyZone = (person: ConsolePerson) => person.company.timeZone ?? 'UTC';
 
