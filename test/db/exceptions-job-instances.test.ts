@@ -109,9 +109,7 @@ describe.each(testDialects())('the exceptions job on two instances ($name)', (di
     const ctx: AppContext = { database: first, now: () => NOW };
     const companyId = await plannedCompany(ctx, 'Timers');
     const env = { WEBHOOK_DISPATCH: 'false', EXCEPTIONS_JOB_INTERVAL_MS: '25' };
-    const servers = await Promise.all(
-      [0, 1].map(() => startInstance(testDatabase, { env, now: () => NOW })),
-    );
+    const servers = await Promise.all([0, 1].map(() => startInstance(testDatabase, { env, now: () => NOW })));
     try {
       // Until both have found everything, and then some more runs of both.
       for (let i = 0; i < 400 && (await counts(first, companyId)).rows.length < EMPLOYEES; i++)

@@ -501,11 +501,21 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             await json<Json>(
               await manager.request('/company', {
                 method: 'PATCH',
-                json: { lateGraceMinutes: 10, noShowAfterMinutes: 45, rounding: 'nearest', roundingMinutes: 6 },
+                json: {
+                  lateGraceMinutes: 10,
+                  noShowAfterMinutes: 45,
+                  rounding: 'nearest',
+                  roundingMinutes: 6,
+                },
               }),
               200,
             ),
-          ).toMatchObject({ lateGraceMinutes: 10, noShowAfterMinutes: 45, rounding: 'nearest', roundingMinutes: 6 });
+          ).toMatchObject({
+            lateGraceMinutes: 10,
+            noShowAfterMinutes: 45,
+            rounding: 'nearest',
+            roundingMinutes: 6,
+          });
           const badGrace = await expectProblem(
             await manager.request('/company', { method: 'PATCH', json: { lateGraceMinutes: 241 } }),
             422,

@@ -19,7 +19,9 @@ export const AdminCompanySchema = Type.Object({
   }),
   // Attendance exceptions and report rounding (issue 33).
   lateGraceMinutes: Type.Integer({ description: 'minutes after a shift start before late_in' }),
-  noShowAfterMinutes: Type.Integer({ description: 'minutes after a shift start without a clock-in: no_show' }),
+  noShowAfterMinutes: Type.Integer({
+    description: 'minutes after a shift start without a clock-in: no_show',
+  }),
   rounding: Type.String({ description: 'rounding of worked time in reports only: none, nearest, up, down' }),
   roundingMinutes: Type.Integer({ description: 'the rounding grid in minutes' }),
 });
@@ -46,9 +48,7 @@ export const UpdateCompanyBodySchema = Type.Object(
     ),
     lateGraceMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 240 })),
     noShowAfterMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
-    rounding: Type.Optional(
-      Type.Unsafe<string>({ type: 'string', enum: ['none', 'nearest', 'up', 'down'] }),
-    ),
+    rounding: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['none', 'nearest', 'up', 'down'] })),
     roundingMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
   },
   { additionalProperties: false },

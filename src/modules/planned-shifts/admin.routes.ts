@@ -78,8 +78,7 @@ function attendanceNowRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         },
       },
     },
-    async (request) =>
-      attendanceNow(ctx, requirePermission(request, PERMISSION_READ_ENTRIES), request.query),
+    async (request) => attendanceNow(ctx, requirePermission(request, PERMISSION_READ_ENTRIES), request.query),
   );
 }
 

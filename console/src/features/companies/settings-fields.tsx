@@ -164,8 +164,8 @@ export function TimesheetFields({
 const ROUNDINGS: Choice[] = [
   ['none', 'None: reports show the punched times'],
   ['nearest', 'To the nearest step (neutral)'],
-  ['up', 'Up: in the employee\'s favour'],
-  ['down', 'Down: in the employer\'s favour (not lawful in the US)'],
+  ['up', "Up: in the employee's favour"],
+  ['down', "Down: in the employer's favour (not lawful in the US)"],
 ];
 
 /** Minutes as choices: the usual ones and the value saved now, in order. */

@@ -107,4 +107,3 @@ export function RosterFilters(props: {
     </FilterCard>
   );
 }
-

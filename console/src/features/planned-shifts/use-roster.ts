@@ -76,7 +76,11 @@ interface Editing {
 }
 
 /** Opening, saving, deleting and moving shifts; every change reloads the roster and says what happened. */
-export function useEditing(roster: Roster | null, reload: () => Promise<void>, say: (message: string) => void) {
+export function useEditing(
+  roster: Roster | null,
+  reload: () => Promise<void>,
+  say: (message: string) => void,
+) {
   const [editing, setEditing] = useState<Editing | null>(null);
   const [busy, setBusy] = useState(false);
   const [problem, setProblem] = useState<ApiProblem | null>(null);
@@ -123,4 +127,3 @@ export function useEditing(roster: Roster | null, reload: () => Promise<void>, s
       ),
   };
 }
-

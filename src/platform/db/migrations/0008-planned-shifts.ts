@@ -17,7 +17,7 @@ import { type Kysely, sql } from 'kysely';
  * Company settings: the grace and no-show margins of the exceptions, and a rounding policy that
  * applies to reports only (raw punches never change).
  */
-export async function up(db: Kysely<unknown>): Promise<void> {
+async function createPlannedShifts(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('planned_shifts')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -60,7 +60,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('planned_shifts')
     .columns(['start_at', 'company_id'])
     .execute();
+}
 
+async function createAttendanceExceptions(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('attendance_exceptions')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -100,7 +102,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('attendance_exceptions')
     .columns(['employee_id', 'date'])
     .execute();
+}
 
+async function addCompanySettings(db: Kysely<unknown>): Promise<void> {
   // One column per statement: SQLite's ALTER TABLE adds one at a time.
   await db.schema
     .alterTable('companies')
@@ -118,6 +122,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('companies')
     .addColumn('rounding_minutes', 'integer', (c) => c.notNull().defaultTo(15))
     .execute();
+}
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await createPlannedShifts(db);
+  await createAttendanceExceptions(db);
+  await addCompanySettings(db);
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
