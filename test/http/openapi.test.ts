@@ -217,6 +217,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'employee.deleted',
           'time_entry.break_started',
           'time_entry.break_ended',
+          // Planned shifts (issue 33).
+          'attendance.exception_detected',
+          'attendance.exception_resolved',
           'ping',
         ].sort(),
       );
