@@ -89,6 +89,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'shifts.manage',
   'webhooks.manage',
 ];
 const TABLES = [
