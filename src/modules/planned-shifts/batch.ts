@@ -18,7 +18,7 @@ import {
 } from './queries/shifts.js';
 import type { PlannedShiftInput } from './schemas.js';
 import { evaluateShiftTimes, firstOverlap, MAX_SHIFT_MS, type Span } from './shift-rules.js';
-import { shiftView, type ShiftView } from './views.js';
+import { instantIn, shiftView, type ShiftView } from './views.js';
 
 /*
  * The batch upsert of planned shifts (POST /planned-shifts/batch, the CLI's `shift create` and
@@ -239,7 +239,7 @@ function decideValid(plan: Plan, entry: BatchItem, index: number, dryRun: boolea
     const other = plan.shifts.get(clash.id)!.row;
     throw new ApiError(
       'shift_overlaps',
-      `the shift overlaps shift ${other.id}${other.external_id ? ` (${other.external_id})` : ''} from ${other.start_at} to ${other.end_at}`,
+      `the shift overlaps shift ${other.id}${other.external_id ? ` (${other.external_id})` : ''} from ${instantIn(other.start_at, other.time_zone)} to ${instantIn(other.end_at, other.time_zone)}`,
     );
   }
   const values = {
