@@ -501,7 +501,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const csv = readFileSync((await download.path())!, 'utf8');
         const lines = csv.trim().split('\r\n');
         expect(lines[0]).toBe(
-          'employee_id,external_id,first_name,last_name,date,worked_hours,regular_hours,overtime_hours,break_minutes,entries,statuses,flags,flag_messages',
+          'employee_id,external_id,first_name,last_name,date,worked_hours,regular_hours,overtime_hours,break_minutes,entries,statuses,flags,flag_messages,planned_hours',
         );
         expect(lines.find((l) => l.startsWith(employee.id))).toMatch(
           new RegExp(`^${employee.id},EXT-0,First0,Last0,${start.toISODate()},10.50,8.00,2.50,`),

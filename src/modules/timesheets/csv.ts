@@ -28,7 +28,7 @@ export const CSV_COLUMNS = [
   'statuses',
   'flags',
   'flag_messages',
-  // Issue 33 (the absences issue's columns, when it lands, come before this one).
+  // Issue 33, last: columns added later (the absences issue's) come after it, no published column moves.
   'planned_hours',
 ] as const;
 
