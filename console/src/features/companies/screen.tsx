@@ -4,6 +4,7 @@ import { useFormProblem } from '../../components/form-problem.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
 import {
+  AttendanceFields,
   type CompanySettings,
   GeneralFields,
   type SettingsFieldsProps,
@@ -21,6 +22,9 @@ function changesOf(company: CompanySettings, draft: CompanySettings, hours: numb
   if (draft.timeZone !== company.timeZone) changes.timeZone = draft.timeZone;
   if (draft.timeTracking !== company.timeTracking) changes.timeTracking = draft.timeTracking;
   if (draft.apiAccess !== company.apiAccess) changes.apiAccess = draft.apiAccess;
+  for (const field of ['lateGraceMinutes', 'noShowAfterMinutes', 'roundingMinutes'] as const)
+    if (draft[field] !== company[field]) changes[field] = draft[field];
+  if (draft.rounding !== company.rounding) changes.rounding = draft.rounding;
   return changes;
 }
 
@@ -119,6 +123,7 @@ function SettingsForm(props: SettingsFieldsProps & { save: (event: Event) => Pro
       </dl>
       <GeneralFields {...props} />
       <TimesheetFields {...props} />
+      <AttendanceFields {...props} />
       {props.canEdit ? (
         <div>
           <button type="submit" class="primary" disabled={props.busy}>
