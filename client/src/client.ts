@@ -1,6 +1,7 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { absenceMethods, type AbsenceMethods } from './absences.js';
 import { PunchclockError } from './errors.js';
+import { type PlannedShiftMethods, plannedShiftMethods } from './planned-shifts.js';
 import type { paths } from './schema.js';
 import { TokenCache } from './token.js';
 import { createTransport, type FetchLike } from './transport.js';
@@ -99,7 +100,8 @@ export type TimeEntryIterationQuery = TimeEntryListQuery extends infer Q
     : never
   : never;
 
-export interface PunchclockClient extends AbsenceMethods {
+/** Every operation of the description; planned shifts and exceptions are in planned-shifts.ts, absences in absences.ts. */
+export interface PunchclockClient extends PlannedShiftMethods, AbsenceMethods {
   /** GET /me: the calling key, its company, scopes and token expiry. */
   me(options?: CallOptions): Promise<TokenDescription>;
   /** GET /employees: one page (up to `limit`, default 25), ordered by id. */
@@ -247,6 +249,15 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
 
   const client: PunchclockClient = {
     raw,
+    ...plannedShiftMethods({
+      raw,
+      unwrap,
+      writeHeaders,
+      paginate,
+      fail: (operation, result) => {
+        throw PunchclockError.fromResponse(operation, result.response, result.error);
+      },
+    }),
     ...absenceMethods({ raw, unwrap, paginate }),
 
     async me(call) {

@@ -139,6 +139,7 @@ export const PERMISSIONS = {
   decideEntries: 91,
   manageEmployees: 92,
   manageCompany: 93,
+  manageShifts: 97,
   manageLeave: 96,
 } as const;
 

@@ -61,6 +61,8 @@ export const ERROR_CATALOGUE = {
   session_required: { status: 401, code: 3402, title: 'Sign in to the console' },
   csrf_failed: { status: 403, code: 3403, title: 'Missing or wrong CSRF token or Origin' },
   invitation_invalid: { status: 410, code: 3410, title: 'Invitation is unknown, used or expired' },
+  // Planned shifts (issue 33): 5001-5099.
+  shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

@@ -25,8 +25,21 @@ const COMPANY_KEYS = [
   'workweekStart',
   'dailyOvertimeAfter',
   'workingTimeRules',
+  // Attendance exceptions and report rounding (issue 33).
+  'lateGraceMinutes',
+  'noShowAfterMinutes',
+  'rounding',
+  'roundingMinutes',
 ];
-const TIMESHEET_DEFAULTS = { workweekStart: 'monday', dailyOvertimeAfter: null, workingTimeRules: 'none' };
+const TIMESHEET_DEFAULTS = {
+  workweekStart: 'monday',
+  dailyOvertimeAfter: null,
+  workingTimeRules: 'none',
+  lateGraceMinutes: 5,
+  noShowAfterMinutes: 30,
+  rounding: 'none',
+  roundingMinutes: 15,
+};
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
 const EMPLOYEE_KEYS = [
@@ -80,6 +93,7 @@ const ALL_SCOPES = [
   'employees.read',
   'leave.read',
   'leave.manage',
+  'shifts.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -278,6 +292,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0005-company-settings',
           '0006-webhooks',
           '0010-absences',
+          '0008-planned-shifts',
           '0013-production',
         ],
       });

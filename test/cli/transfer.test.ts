@@ -9,7 +9,9 @@ import { AdminClient, createPerson } from '../support/admin-api.js';
 import { cliCaller } from '../../src/modules/absences/actors.js';
 import { setHolidayOverride } from '../../src/modules/absences/holidays.js';
 import { setEntitlement } from '../../src/modules/absences/leave.js';
-import { inTransaction } from '../../src/modules/context.js';
+import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
+import { upsertShifts } from '../../src/modules/planned-shifts/batch.js';
+import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
 
 const CLI = { type: 'cli' as const, id: null };
 
@@ -90,6 +92,31 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         },
       });
       expect(absence.status).toBe(201);
+      // A published shift that started two hours ago without its employee (issue 33): a no-show; and
+      // the employee who clocked in above has no shift at that planned workplace today: unplanned.
+      const planned = await inTransaction(source.ctx, (tx, now) =>
+        upsertShifts(
+          tx,
+          now,
+          { companyId: fixture.companyId, companyZone: null, actor: CLI_ACTOR },
+          [
+            {
+              invalid: null,
+              item: {
+                employee: { id: fixture.employees[1]!.id },
+                start: new Date(now - 2 * 3_600_000).toISOString(),
+                end: new Date(now + 3_600_000).toISOString(),
+                status: 'published',
+              },
+            },
+          ],
+          { dryRun: false },
+        ),
+      );
+      expect(planned[0]!.status).toBe(201);
+      // (not when midnight UTC, the company's day boundary, falls between the shift's start and the clock-in).
+      const { detected } = await runExceptionsJob(source.ctx);
+      expect(detected).toBeGreaterThanOrEqual(1);
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -101,6 +128,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         '/api/public/v1/absences?from=2030-01-01&to=2030-12-31',
         `/api/public/v1/leave-balances?employeeId=${employee}&year=2030`,
         `/api/public/v1/holidays?workplaceId=${fixture.workplaceId}&from=2030-12-01&to=2030-12-31`,
+        '/api/public/v1/attendance-exceptions',
+        `/api/public/v1/planned-shifts?from=${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}`,
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -123,6 +152,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         holiday_overrides: 1,
         leave_entitlements: 1,
         absences: 1,
+        planned_shifts: 1,
+        attendance_exceptions: detected,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);

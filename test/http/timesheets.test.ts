@@ -168,6 +168,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       targetHours: 16,
       creditedHours: 0,
       balanceHours: 1,
+      plannedHours: 0,
+      exceptions: { late_in: 0, early_out: 0, no_show: 0, missed_clock_out: 0, unplanned: 0 },
     });
 
     // The whole week: Monday's daily overtime shows.
@@ -449,6 +451,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       'credited_hours',
       'balance_hours',
       'absences',
+      'planned_hours',
     ]);
     expect(byEmployee(plain!.id)).toEqual([
       {
@@ -471,6 +474,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
         // A negative number stays a number: no apostrophe before its minus sign.
         balance_hours: '-0.50',
         absences: '',
+        planned_hours: '0.00',
       },
     ]);
     // Formulas are neutralised with a leading apostrophe; quotes, commas and line breaks survive.

@@ -32,6 +32,13 @@ import {
   WebhookEndpointSchema,
   webhookDescriptions,
 } from '../../modules/webhooks/schemas.js';
+import {
+  AttendanceExceptionSchema,
+  PlannedShiftBatchBodySchema,
+  PlannedShiftBatchResultSchema,
+  PlannedShiftInputSchema,
+  PlannedShiftSchema,
+} from '../../modules/planned-shifts/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 
 const OAUTH2 = 'oauth2';
@@ -112,6 +119,11 @@ const TAGS = [
     description: 'Timesheets for payroll: worked, regular and overtime hours, as JSON or as a CSV file.',
   },
   {
+    name: 'Planned shifts',
+    description:
+      'The plan beside the actual: planned shifts imported from a scheduler, and the attendance exceptions found against the punches.',
+  },
+  {
     name: 'Webhooks',
     description:
       'Signed deliveries of the change feed’s events to your endpoints (Standard Webhooks 1.0), retried for about three days.',
@@ -152,6 +164,12 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   Problem: ProblemSchema,
   WebhookEndpoint: WebhookEndpointSchema,
   WebhookDelivery: WebhookDeliverySchema,
+  // Planned shifts (issue 33).
+  PlannedShift: PlannedShiftSchema,
+  PlannedShiftInput: PlannedShiftInputSchema,
+  PlannedShiftBatch: PlannedShiftBatchBodySchema,
+  PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
+  AttendanceException: AttendanceExceptionSchema,
   ...ABSENCE_NAMED_SCHEMAS,
 };
 

@@ -140,12 +140,18 @@ function emptyDay(date: string): TimesheetDay {
 
 /**
  * The timesheet with its accounts: days with counted entries, plus days an absence or a holiday
- * touches (with `allDays`, every day of the range); totals over every day of the range.
+ * touches and the dates of `alsoListed` (days with a published planned shift, issue 33); with
+ * `allDays`, every day of the range. Totals over every day of the range.
  */
 export function withAccounts(
   sheet: Timesheet,
   accounts: readonly DayAccount[],
-  options: { from: string; to: string; allDays: boolean },
+  options: {
+    from: string;
+    to: string;
+    allDays: boolean;
+    alsoListed?: { has(date: string): boolean };
+  },
 ): CountedTimesheet {
   const worked = new Map(sheet.days.map((day) => [day.date, day]));
   const totals = { ...sheet.totals, targetSeconds: 0, creditedSeconds: 0, balanceSeconds: 0 };
@@ -156,8 +162,13 @@ export function withAccounts(
     totals.targetSeconds += account.targetSeconds;
     totals.creditedSeconds += creditedSeconds;
     const day = worked.get(account.date);
-    if (day || options.allDays || account.absences.length > 0 || account.holiday !== null)
-      days.push({ ...(day ?? emptyDay(account.date)), ...account, creditedSeconds });
+    const listed =
+      day !== undefined ||
+      options.allDays ||
+      account.absences.length > 0 ||
+      account.holiday !== null ||
+      options.alsoListed?.has(account.date) === true;
+    if (listed) days.push({ ...(day ?? emptyDay(account.date)), ...account, creditedSeconds });
   }
   totals.balanceSeconds = totals.workedSeconds + totals.creditedSeconds - totals.targetSeconds;
   return { days, totals };

@@ -22,6 +22,10 @@ export const EVENT_TYPES = [
   'employee.deleted',
   'time_entry.break_started',
   'time_entry.break_ended',
+  // Planned shifts (issue 33): the attendance-exceptions job.
+  'attendance.exception_detected',
+  'attendance.exception_resolved',
+  // Absences (issue 31).
   'absence.requested',
   'absence.approved',
   'absence.rejected',
@@ -60,18 +64,16 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
 }
 
 /**
- * Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*`
- * with employees.read, `absence.*` with leave.read.
+ * Which families of events a token may read: `time_entry.*`/`day.*`/`attendance.*` with attendance.read,
+ * `employee.*` with employees.read, `absence.*` with leave.read.
  */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
-  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
+  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.', 'attendance.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   if (principal.scopes.includes('leave.read')) families.push('absence.');
   return families;
 }
-
-const ALL_FAMILIES = visibleFamilies({ scopes: ['attendance.read', 'employees.read', 'leave.read'] }).length;
 
 const TYPE_NAME = /^[a-z_]+\.[a-z_]+$/;
 
@@ -124,7 +126,7 @@ export async function readChanges(
   const visible = (type: string) => families.some((family) => type.startsWith(family));
   // Only the families the token may read: a filter of its own, or all of them.
   const filter = (types ?? EVENT_TYPES).filter(visible);
-  const allVisible = types === null && families.length === ALL_FAMILIES;
+  const allVisible = types === null && EVENT_TYPES.every(visible);
   const limit = query.limit ?? 25;
   const sequence = await sequenceOf(db, principal.companyId);
   let after: number;

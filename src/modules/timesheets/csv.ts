@@ -11,6 +11,7 @@ import {
 } from './service.js';
 import { type ConsolePerson } from '../people/person.js';
 import { accountCells } from '../absences/timesheet.js';
+import { withPlannedDays } from '../planned-shifts/report.js';
 /* The payroll CSV of a range of days: its columns, quoting and formula guard, written in batches. */
 
 /** The payroll file's columns, in this order (docs/timesheets.md); stable within v1. */
@@ -33,6 +34,8 @@ export const CSV_COLUMNS = [
   'credited_hours',
   'balance_hours',
   'absences',
+  // Issue 33, after the absences issue's columns (both issues name this order).
+  'planned_hours',
 ] as const;
 
 /**
@@ -42,8 +45,8 @@ export const CSV_COLUMNS = [
  */
 export const CSV_BATCH = 50;
 
-function csvRows({ employee, sheet }: EmployeeTimesheet): (string | number)[][] {
-  return sheet.days.map((day) => [
+function csvRows({ employee, sheet, planned }: EmployeeTimesheet): (string | number)[][] {
+  return withPlannedDays(sheet.days, planned).map((day) => [
     employee.id,
     employee.external_id ?? '',
     employee.first_name ?? '',
@@ -63,6 +66,7 @@ function csvRows({ employee, sheet }: EmployeeTimesheet): (string | number)[][] 
     // Numbers, not text: a negative balance is a number to csv-stringify, so its '-' is not taken
     // for a formula (cast below writes every number with two decimals).
     ...accountCells(day),
+    totalHours(day.plannedSeconds),
   ]);
 }
 

@@ -88,13 +88,16 @@ export const TimesheetDaySchema = Type.Object({
     ],
     { description: "the public or company holiday of the employee's workplace that day, else null" },
   ),
+  plannedHours: Type.Number({
+    description: 'the published planned shifts dated this day, less their breaks, rounded to 2 decimals',
+  }),
 });
 
 export const TimesheetSchema = Type.Object({
   employee: EmployeeRefSchema,
   days: Type.Array(TimesheetDaySchema, {
     description:
-      'in date order: each day of the range with at least one counted entry, an approved absence or a holiday (with `days=all`: every day)',
+      'in date order: each day of the range with at least one counted entry, an approved absence, a holiday or a published planned shift (with `days=all`: every day)',
   }),
   totals: Type.Object({
     workedHours: Type.Number(),
@@ -107,6 +110,19 @@ export const TimesheetSchema = Type.Object({
     targetHours: Type.Number({ description: 'over every day of the range' }),
     creditedHours: Type.Number({ description: 'over every day of the range' }),
     balanceHours: Type.Number({ description: 'workedHours + creditedHours − targetHours' }),
+    plannedHours: Type.Number({
+      description: 'the published planned shifts dated in the range, less their breaks',
+    }),
+    exceptions: Type.Object(
+      {
+        late_in: Type.Integer(),
+        early_out: Type.Integer(),
+        no_show: Type.Integer(),
+        missed_clock_out: Type.Integer(),
+        unplanned: Type.Integer(),
+      },
+      { description: 'attendance exceptions dated in the range, per kind (may grow)' },
+    ),
   }),
 });
 

@@ -2,7 +2,12 @@ import { type CursorCodec } from '../../domain/cursor.js';
 import { ApiError } from '../../domain/errors.js';
 import { isWeekday } from '../../domain/timesheets/overtime.js';
 import { isRulePack } from '../../domain/timesheets/rules.js';
-import { type TimesheetSettings, buildTimesheet, lookbackStart } from '../../domain/timesheets/timesheet.js';
+import {
+  type TimesheetEntry,
+  type TimesheetSettings,
+  buildTimesheet,
+  lookbackStart,
+} from '../../domain/timesheets/timesheet.js';
 import { type Principal } from '../auth/service.js';
 import { findWorkplaceOfCompany } from '../companies/queries.js';
 import { type AppContext } from '../context.js';
@@ -35,6 +40,13 @@ import {
   withAccounts,
 } from '../absences/timesheet.js';
 import { type Holiday } from '../absences/schemas.js';
+import {
+  type PlannedFigures,
+  plannedFigures,
+  roundingPolicyOf,
+  withPlannedDays,
+} from '../planned-shifts/report.js';
+import { type RoundingPolicy, roundedWorkedSeconds } from '../planned-shifts/rounding.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).
@@ -66,6 +78,8 @@ export interface TimesheetPlan {
   /** Issue 31: list every day of the range; every workplace's holidays (read once per report). */
   allDays: boolean;
   holidays: Map<string | null, Holiday[]>;
+  /** Reports only (issue 33): how worked time is rounded. */
+  rounding: RoundingPolicy;
 }
 
 export async function planTimesheets(
@@ -123,12 +137,15 @@ export async function planTimesheets(
     settings,
     allDays: query.days === 'all',
     holidays: await reportHolidays(db, principal.companyId, from, to),
+    rounding: roundingPolicyOf(row),
   };
 }
 
 export interface EmployeeTimesheet {
   employee: ReportEmployeeRow;
   sheet: CountedTimesheet;
+  /** Issue 33: planned hours by date and the exceptions' counts. */
+  planned: PlannedFigures;
 }
 
 /** The weekly threshold of the workweek starting on `first`: the schedule effective that day. */
@@ -166,7 +183,37 @@ function breaksByEntry(rows: readonly ReportBreakRow[]): Map<string, { startMs: 
   return byEntry;
 }
 
-/** One batch: the next `limit` employees and their timesheets, in five statements (issue 31: absences). */
+/** An entry as buildTimesheet reads it; its worked seconds rounded when the company rounds (issue 33). */
+function timesheetEntry(
+  e: ReportEntryRow,
+  rounding: RoundingPolicy,
+  breaksOf: ReadonlyMap<string, { startMs: number; endMs: number }[]>,
+): TimesheetEntry {
+  const netSeconds = e.net_seconds === null ? null : Number(e.net_seconds);
+  return {
+    workDate: e.work_date,
+    startAt: e.start_at,
+    endAt: e.end_at,
+    netSeconds,
+    ...(netSeconds !== null && e.end_time !== null && rounding.mode !== 'none'
+      ? {
+          reportedSeconds: roundedWorkedSeconds(rounding, {
+            netSeconds,
+            startTime: e.start_time,
+            endTime: e.end_time,
+          }),
+        }
+      : {}),
+    breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
+    breaks: breaksOf.get(e.id),
+    status: e.status,
+  };
+}
+
+/**
+ * One batch: the next `limit` employees and their timesheets, in seven statements (issue 31: the
+ * approved absences; issue 33: the planned shifts and the exception counts).
+ */
 export async function timesheetBatch(
   ctx: AppContext,
   plan: TimesheetPlan,
@@ -188,11 +235,12 @@ export async function timesheetBatch(
     from: lookbackStart(plan.from, plan.settings),
     to: plan.to,
   };
-  const [entries, breaks, schedules, absences] = await Promise.all([
+  const [entries, breaks, schedules, absences, planned] = await Promise.all([
     listReportEntries(db, range),
     listReportBreaks(db, range),
     listReportSchedules(db, { employeeIds: ids, to: plan.to }),
     approvedAbsences(db, plan.companyId, ids, plan.from, plan.to),
+    plannedFigures(db, { companyId: plan.companyId, employeeIds: ids, from: plan.from, to: plan.to }),
   ]);
   const entriesOf = groupBy<ReportEntryRow>(entries);
   const breaksOf = breaksByEntry(breaks);
@@ -200,39 +248,32 @@ export async function timesheetBatch(
   const accounts = dayAccounts({ ...plan, employees, schedules, absences });
   return {
     hasMore: rows.length > limit,
-    sheets: employees
-      .map((employee) => ({
+    sheets: employees.map((employee) => {
+      const figures = planned(employee.id);
+      const sheet = buildTimesheet({
+        from: plan.from,
+        to: plan.to,
+        entries: (entriesOf.get(employee.id) ?? []).map((e) => timesheetEntry(e, plan.rounding, breaksOf)),
+        approvedOnly: plan.approvedOnly,
+        settings: plan.settings,
+        weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
+      });
+      // Issue 31: each day's target, credits and balance; days with a planned shift are listed too.
+      const listing = { ...plan, alsoListed: figures.byDate };
+      return {
         employee,
-        sheet: buildTimesheet({
-          from: plan.from,
-          to: plan.to,
-          entries: (entriesOf.get(employee.id) ?? []).map((e) => ({
-            workDate: e.work_date,
-            startAt: e.start_at,
-            endAt: e.end_at,
-            netSeconds: e.net_seconds === null ? null : Number(e.net_seconds),
-            breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
-            breaks: breaksOf.get(e.id),
-            status: e.status,
-          })),
-          approvedOnly: plan.approvedOnly,
-          settings: plan.settings,
-          weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
-        }),
-      }))
-      // Issue 31: each day's target, credits and balance (absences/timesheet.ts).
-      .map((item) => ({
-        ...item,
-        sheet: withAccounts(item.sheet, accounts.get(item.employee.id) ?? [], plan),
-      })),
+        planned: figures,
+        sheet: withAccounts(sheet, accounts.get(employee.id) ?? [], listing),
+      };
+    }),
   };
 }
 
 /** The JSON item of one employee: hours rounded once, from the sums in seconds. */
-function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
+function timesheetItem({ employee, sheet, planned }: EmployeeTimesheet) {
   return {
     employee: employeeRef(employee),
-    days: sheet.days.map((day) => ({
+    days: withPlannedDays(sheet.days, planned).map((day) => ({
       date: day.date,
       workedHours: totalHours(day.workedSeconds),
       breakMinutes: day.breakMinutes,
@@ -242,6 +283,7 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       statuses: day.statuses,
       flags: day.flags,
       ...accountFields(day),
+      plannedHours: totalHours(day.plannedSeconds),
     })),
     totals: {
       workedHours: totalHours(sheet.totals.workedSeconds),
@@ -252,6 +294,8 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       pendingHours: totalHours(sheet.totals.pendingSeconds),
       openSessions: sheet.totals.openSessions,
       ...accountTotals(sheet.totals),
+      plannedHours: totalHours([...planned.byDate.values()].reduce((sum, s) => sum + s, 0)),
+      exceptions: planned.exceptions,
     },
   };
 }

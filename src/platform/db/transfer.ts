@@ -49,6 +49,9 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'console_invitations', key: ['token_hash'] },
   { name: 'webhook_endpoints', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },
+  // Planned shifts (issue 33).
+  { name: 'planned_shifts', key: ['id'] },
+  { name: 'attendance_exceptions', key: ['id'] },
   // Issue 31 (migration 0010).
   { name: 'absence_types', key: ['id'] },
   { name: 'holiday_overrides', key: ['id'] },
