@@ -186,14 +186,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       );
       expect(csv.status).toBe(200);
       const rows = parse(csv.text) as string[][];
-      expect(rows[0]!.slice(-5)).toEqual([
+      // After the existing columns, before the planned-shifts issue's planned_hours (both issues say so).
+      expect(rows[0]!.slice(-6)).toEqual([
         'flag_messages',
         'target_hours',
         'credited_hours',
         'balance_hours',
         'absences',
+        'planned_hours',
       ]);
-      expect(rows.slice(1).map((r) => [r[4], ...r.slice(-4)])).toEqual([
+      expect(rows.slice(1).map((r) => [r[4], ...r.slice(-5, -1)])).toEqual([
         ['2026-06-01', '8.00', '0.00', '0.00', ''],
         ['2026-06-02', '8.00', '0.00', '0.00', ''],
         ['2026-06-03', '8.00', '0.00', '0.00', ''],
