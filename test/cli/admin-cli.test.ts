@@ -291,8 +291,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
-          '0010-absences',
           '0008-planned-shifts',
+          '0010-absences',
           '0013-production',
         ],
       });
