@@ -26,6 +26,8 @@ export interface Config {
   readonly redisUrl: string | null;
   /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
   readonly eventRetentionDays: number;
+  /** AUTO_CLOCK_OUT_INTERVAL_MS: how often this instance closes sessions due for the automatic clock-out; 0: never. */
+  readonly autoClockOutIntervalMs: number;
   /** CONSOLE_SESSION_IDLE_MINUTES: a console session unused this long ends. */
   readonly consoleSessionIdleMinutes: number;
   /** CONSOLE_SESSION_MAX_HOURS: a console session ends this long after sign-in, however busy. */
@@ -227,6 +229,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     redisUrl: env.REDIS_URL?.trim() || null,
     eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
+    autoClockOutIntervalMs: nonNegativeInteger(
+      'AUTO_CLOCK_OUT_INTERVAL_MS',
+      env.AUTO_CLOCK_OUT_INTERVAL_MS,
+      30_000,
+    ),
     consoleSessionIdleMinutes: positiveInteger(
       'CONSOLE_SESSION_IDLE_MINUTES',
       env.CONSOLE_SESSION_IDLE_MINUTES,

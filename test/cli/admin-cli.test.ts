@@ -24,9 +24,16 @@ const COMPANY_KEYS = [
   // Timesheet settings (issue 21).
   'workweekStart',
   'dailyOvertimeAfter',
+  'autoClockOutAfterHours',
   'workingTimeRules',
 ];
-const TIMESHEET_DEFAULTS = { workweekStart: 'monday', dailyOvertimeAfter: null, workingTimeRules: 'none' };
+const TIMESHEET_DEFAULTS = {
+  workweekStart: 'monday',
+  dailyOvertimeAfter: null,
+  workingTimeRules: 'none',
+  // No automatic clock-out by default (issue 30).
+  autoClockOutAfterHours: null,
+};
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
 const EMPLOYEE_KEYS = [
@@ -69,6 +76,10 @@ const TIME_ENTRY_KEYS = [
   'source',
   'approvedAt',
   'createdAt',
+  // Issue 30.
+  'version',
+  'edited',
+  'autoClosed',
 ];
 const ALL_SCOPES = [
   'attendance.record',
@@ -76,6 +87,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'attendance.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -268,6 +280,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
+          '0007-corrections',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
@@ -807,6 +820,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         source: 'api',
         approvedAt: expect.stringMatching(ISO),
         createdAt: at,
+        version: 2,
+        edited: false,
+        autoClosed: false,
       });
       expectKeys(rejected, TIME_ENTRY_KEYS);
       expect(rejected).toMatchObject({ id: toReject.id, status: 'rejected', approvedAt: null });

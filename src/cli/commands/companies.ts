@@ -11,7 +11,8 @@ import { inTransaction } from '../../modules/context.js';
 function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
   return (
     `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}, ` +
-    `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}`
+    `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}, ` +
+    `automatic clock-out ${c.autoClockOutAfterHours === null ? 'none' : `after ${c.autoClockOutAfterHours} h`}`
   );
 }
 
@@ -51,6 +52,10 @@ export function registerCompanyCommands(program: Command): void {
       .option(
         '--working-time-rules <none|de-arbzg|us-ca>',
         'working-time rule pack whose flags timesheets show',
+      )
+      .option(
+        '--auto-clock-out-after <hours|none>',
+        'close open sessions this many hours (1-23) after their start, or none',
       ),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, (tx, now) =>
@@ -62,6 +67,7 @@ export function registerCompanyCommands(program: Command): void {
           workweekStart: f.workweekStart,
           dailyOvertimeAfter: f.dailyOvertimeAfter,
           workingTimeRules: f.workingTimeRules,
+          autoClockOutAfter: f.autoClockOutAfter,
         }),
       ),
     describeCompany,

@@ -17,6 +17,9 @@ export const AdminCompanySchema = Type.Object({
   workingTimeRules: Type.String({
     description: 'the working-time rule pack timesheets flag: none, de-arbzg, us-ca',
   }),
+  autoClockOutAfterHours: NullableOut(
+    Type.Integer({ description: 'open sessions are closed this many hours after their start; null: never' }),
+  ),
 });
 
 export const UpdateCompanyBodySchema = Type.Object(
@@ -38,6 +41,9 @@ export const UpdateCompanyBodySchema = Type.Object(
     ),
     workingTimeRules: Type.Optional(
       Type.Unsafe<string>({ type: 'string', enum: ['none', 'de-arbzg', 'us-ca'] }),
+    ),
+    autoClockOutAfterHours: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 23 }), Type.Null()]),
     ),
   },
   { additionalProperties: false },

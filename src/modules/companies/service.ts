@@ -22,6 +22,8 @@ const TIMESHEET_DEFAULTS = {
   workweek_start: 'monday',
   daily_overtime_after_seconds: null,
   working_time_rules: 'none',
+  // Issue 30: no automatic clock-out unless the company asks for one (v1 stays exact).
+  auto_clock_out_after_hours: null,
 };
 
 function requireWeekday(value: string): string {
@@ -36,6 +38,14 @@ export function requireDailyThreshold(value: string): number | null {
   if (!/^\d{1,2}(\.\d{1,2})?$/.test(value) || hours > 24)
     throw invalid('daily overtime threshold must be a number of hours from 0 to 24, or none');
   return Math.round(hours * 3600);
+}
+
+/** The automatic clock-out (issue 30): a whole number of hours from 1 to 23, or none. */
+export function requireAutoClockOutAfter(value: string): number | null {
+  if (value === 'none') return null;
+  if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > 23)
+    throw invalid('automatic clock-out must be a whole number of hours from 1 to 23, or none');
+  return Number(value);
 }
 
 function requireRulePack(value: string): string {
@@ -93,6 +103,7 @@ export async function updateCompany(
     workweekStart?: string;
     dailyOvertimeAfter?: string;
     workingTimeRules?: string;
+    autoClockOutAfter?: string;
   },
   actor?: Actor,
 ) {
@@ -108,6 +119,8 @@ export async function updateCompany(
     patch.daily_overtime_after_seconds = requireDailyThreshold(input.dailyOvertimeAfter);
   if (input.workingTimeRules !== undefined)
     patch.working_time_rules = requireRulePack(input.workingTimeRules);
+  if (input.autoClockOutAfter !== undefined)
+    patch.auto_clock_out_after_hours = requireAutoClockOutAfter(input.autoClockOutAfter);
   const at = new Date(now).toISOString();
   const company = await requireCompany(tx, companyId);
   if (Object.keys(patch).length > 0) {
@@ -184,6 +197,8 @@ export function companyView(row: CompanyRow) {
     dailyOvertimeAfter:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    // Issue 30: open sessions are closed this many hours after their start; null: never.
+    autoClockOutAfterHours: row.auto_clock_out_after_hours,
   };
 }
 
@@ -196,6 +211,7 @@ function companyOf(view: {
   workweekStart: string;
   dailyOvertimeAfter: number | null;
   workingTimeRules: string;
+  autoClockOutAfterHours: number | null;
 }) {
   return {
     id: view.id,
@@ -206,6 +222,7 @@ function companyOf(view: {
     workweekStart: view.workweekStart,
     dailyOvertimeHours: view.dailyOvertimeAfter,
     workingTimeRules: view.workingTimeRules,
+    autoClockOutAfterHours: view.autoClockOutAfterHours,
   };
 }
 
@@ -221,6 +238,7 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
     dailyOvertimeHours:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    autoClockOutAfterHours: row.auto_clock_out_after_hours,
   };
 }
 
@@ -235,6 +253,7 @@ export function changeCompany(
     workweekStart?: string;
     dailyOvertimeHours?: number | null;
     workingTimeRules?: string;
+    autoClockOutAfterHours?: number | null;
   },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
@@ -261,6 +280,12 @@ export function changeCompany(
               }
             : {}),
           ...(body.workingTimeRules !== undefined ? { workingTimeRules: body.workingTimeRules } : {}),
+          ...(body.autoClockOutAfterHours !== undefined
+            ? {
+                autoClockOutAfter:
+                  body.autoClockOutAfterHours === null ? 'none' : String(body.autoClockOutAfterHours),
+              }
+            : {}),
         },
         actorOf(person),
       ),

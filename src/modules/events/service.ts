@@ -22,6 +22,12 @@ export const EVENT_TYPES = [
   'employee.deleted',
   'time_entry.break_started',
   'time_entry.break_ended',
+  // Corrections (issue 30).
+  'time_entry.updated',
+  'time_entry.deleted',
+  'time_entry.reopened',
+  'period.closed',
+  'period.reopened',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -55,10 +61,13 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
   );
 }
 
-/** Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*` with employees.read. */
+/**
+ * Which families of events a token may read: `time_entry.*`, `day.*` and `period.*` with
+ * attendance.read, `employee.*` with employees.read.
+ */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
-  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
+  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.', 'period.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   return families;
 }
@@ -113,7 +122,7 @@ export async function readChanges(
   const visible = (type: string) => families.some((family) => type.startsWith(family));
   // Only the families the token may read: a filter of its own, or all of them.
   const filter = (types ?? EVENT_TYPES).filter(visible);
-  const allVisible = types === null && families.length === 3;
+  const allVisible = types === null && families.length === 4;
   const limit = query.limit ?? 25;
   const sequence = await sequenceOf(db, principal.companyId);
   let after: number;

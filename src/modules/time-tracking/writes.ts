@@ -86,11 +86,17 @@ export function assertBusinessRules(
     throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
 }
 
-export function assertDaysOpen(locked: boolean, dates: string[]): void {
-  if (locked)
+/**
+ * 409 day_locked when one of the days a write lands on is confirmed (`locked`) or in a closed period
+ * of the company or the employee's workplace (`closedPeriodId`, issue 30).
+ */
+export function assertDaysOpen(locked: boolean, dates: string[], closedPeriodId: string | null): void {
+  const days = [...new Set(dates)].join(' or ');
+  if (locked) throw new ApiError('day_locked', `the employee has confirmed ${days}; it is locked`);
+  if (closedPeriodId !== null)
     throw new ApiError(
       'day_locked',
-      `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
+      `${days} is in a closed period (locked period ${closedPeriodId}); reopen it to change its days`,
     );
 }
 

@@ -49,6 +49,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'console_invitations', key: ['token_hash'] },
   { name: 'webhook_endpoints', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },
+  { name: 'time_entry_revisions', key: ['time_entry_id', 'revision'] },
+  { name: 'locked_periods', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}
