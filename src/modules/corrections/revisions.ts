@@ -13,6 +13,7 @@ import type {
   Revision,
   RevisionAction,
   RevisionChange,
+  StoredActor,
 } from './schemas.js';
 
 /*
@@ -27,11 +28,8 @@ import type {
 
 export type { ActorKind, RevisionAction };
 
-/** Who made a change, as stored; its name is read with the revisions. */
-export interface RevisionActor {
-  kind: ActorKind;
-  id: string | null;
-}
+/** Who made a change, as stored; its name is read with the revisions (schemas.ts, StoredActor). */
+export type RevisionActor = StoredActor;
 
 export const SYSTEM_ACTOR: RevisionActor = { kind: 'system', id: null };
 const FIXED_NAMES: Partial<Record<ActorKind, string>> = {

@@ -81,6 +81,9 @@ export const ActorSchema = Type.Object(
 /** The actor as published: `{kind, id, name}`. */
 export type ChangeActor = Static<typeof ActorSchema>;
 
+/** The actor as stored beside a change (`kind`, `id`); its name is read with it (revisions.ts, actorView). */
+export type StoredActor = Pick<ChangeActor, 'kind' | 'id'>;
+
 export const RevisionChangeSchema = Type.Object({
   field: Type.String({
     description: "the list item's field name (startTime, endTime, breakMinutes, note, status, …)",

@@ -73,7 +73,7 @@ export async function recordBreakPunch(tx: Tx, write: PunchWrite, type: BreakTyp
   assertDaysOpen(
     context.openDayLocked || context.punchDayLocked,
     [open.work_date, punch.workDate],
-    context.openPeriodId ?? context.punchPeriodId,
+    context.openClosedPeriod ?? context.punchClosedPeriod,
   );
   const session = sessionOf(open, input);
   return type === 'break_start' ? startBreak(tx, write, open, session) : endBreak(tx, write, open, session);

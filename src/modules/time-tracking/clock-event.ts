@@ -184,7 +184,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
       `a session is open since ${context.open.start_at} (entry ${context.open.id})` +
         (needsCorrection(context.open.start_at, Date.parse(at)) ? stuckSessionHint(context.open.id) : ''),
     );
-  assertDaysOpen(context.punchDayLocked, [punch.workDate], context.punchPeriodId);
+  assertDaysOpen(context.punchDayLocked, [punch.workDate], context.punchClosedPeriod);
   if (context.coveringId !== null)
     throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
   const entry = newEntry(principal, employee, at, {
@@ -247,7 +247,7 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   assertDaysOpen(
     context.openDayLocked || context.punchDayLocked,
     [open.work_date, punch.workDate],
-    context.openPeriodId ?? context.punchPeriodId,
+    context.openClosedPeriod ?? context.punchClosedPeriod,
   );
   if (context.swallowedId !== null)
     throw new ApiError(

@@ -70,7 +70,7 @@ export async function createShift(
     workplaceId: employee.workplace_id ?? '',
   });
   assertBusinessRules(employee, context.scheduleId, shift.workDate);
-  assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate], context.periodId);
+  assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate], context.closedPeriod);
   if (context.overlappingId !== null)
     throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${context.overlappingId}`);
   const entry = newEntry(principal, employee, at, {

@@ -88,16 +88,17 @@ export function assertBusinessRules(
 
 /**
  * 409 day_locked when one of the days a write lands on is confirmed (`locked`) or in a closed period
- * of the company or the employee's workplace (`closedPeriodId`, issue 30).
+ * of the company or the employee's workplace (`closedPeriod`, issue 30, as the context statement says
+ * it: `2026-11-01 to 2026-11-30 is closed (locked period …)`).
  */
-export function assertDaysOpen(locked: boolean, dates: string[], closedPeriodId: string | null): void {
-  const days = [...new Set(dates)].join(' or ');
-  if (locked) throw new ApiError('day_locked', `the employee has confirmed ${days}; it is locked`);
-  if (closedPeriodId !== null)
+export function assertDaysOpen(locked: boolean, dates: string[], closedPeriod: string | null): void {
+  if (locked)
     throw new ApiError(
       'day_locked',
-      `${days} is in a closed period (locked period ${closedPeriodId}); reopen it to change its days`,
+      `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
     );
+  if (closedPeriod !== null)
+    throw new ApiError('day_locked', `the period ${closedPeriod}; reopen it to change its days`);
 }
 
 /**

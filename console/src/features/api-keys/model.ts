@@ -29,6 +29,12 @@ export const SCOPES = [
   { id: 'employees.read', permission: 52, label: 'Read employees', machine: false },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', machine: false },
   {
+    id: 'attendance.manage',
+    permission: 91,
+    label: 'Approve, reject, reopen, correct and delete time entries; close and reopen periods',
+    machine: false,
+  },
+  {
     id: 'webhooks.manage',
     permission: 94,
     label: "Manage the company's webhook endpoints (deliveries carry only events the key can read)",

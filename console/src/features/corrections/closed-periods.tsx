@@ -1,5 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { api, messageOf } from '../../api.js';
+import { api, companyZone, messageOf, may, PERMISSIONS, type Person } from '../../api.js';
 import { TextField } from '../../components/fields.js';
 import { useFormProblem } from '../../components/form-problem.js';
 import { ConfirmDialog, Notice } from '../../components/ui.js';
@@ -221,5 +221,28 @@ export function ClosedPeriods(props: Props) {
         />
       ) : null}
     </section>
+  );
+}
+
+/**
+ * The Timesheets screen's closed periods for the range shown (the workplace filtered on, if any): for
+ * a person who reads entries (47); closing and reopening with 91.
+ */
+export function ClosedPeriodsOf(props: {
+  person: Person;
+  range: { from: string; to: string };
+  workplaceId: string;
+  settings: { workplaces: { id: string; name: string }[] };
+}) {
+  const { person, range } = props;
+  if (!may(person, PERMISSIONS.readEntries)) return null;
+  return (
+    <ClosedPeriods
+      from={range.from}
+      to={range.to}
+      workplace={props.settings.workplaces.find((w) => w.id === props.workplaceId) ?? null}
+      zone={companyZone(person)}
+      canManage={may(person, PERMISSIONS.decideEntries)}
+    />
   );
 }

@@ -52,10 +52,10 @@ export interface PunchContext {
   swallowedId: string | null;
   /** Whether the open session has breaks (then the punch reads them: findEntryBreaks). */
   openHasBreaks: boolean;
-  /** A closed period (issue 30) holding the punch's work date, if any. */
-  punchPeriodId: string | null;
+  /** A closed period (issue 30) holding the punch's work date, if any (as closedPeriodHolding says it). */
+  punchClosedPeriod: string | null;
   /** A closed period holding the open session's work date, if any. */
-  openPeriodId: string | null;
+  openClosedPeriod: string | null;
 }
 
 type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
@@ -65,8 +65,8 @@ type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
   covering_id: string | null;
   swallowed_id: string | null;
   open_has_breaks: unknown;
-  punch_period_id: string | null;
-  open_period_id: string | null;
+  punch_closed_period: string | null;
+  open_closed_period: string | null;
 };
 
 /** The schedule in force on `workDate`: the latest that took effect on or before it (a subquery). */
@@ -83,7 +83,9 @@ function scheduleInForce(db: Executor, employeeId: string, workDate: string) {
 
 /*
  * A closed period (issue 30) of the company, or of the employee's workplace, holding a day from
- * `from` to `to` (a subquery): one read of the index (company_id, to_date).
+ * `from` to `to` (a subquery): one read of the index (company_id, to_date). It is said as the refusal
+ * says it (`2026-11-01 to 2026-11-30 is closed (locked period …)`), so a refused write reads nothing
+ * more; `||` concatenates text on both databases.
  */
 function closedPeriodHolding(
   db: Executor,
@@ -93,7 +95,11 @@ function closedPeriodHolding(
 ) {
   return db
     .selectFrom('locked_periods as lp')
-    .select('lp.id')
+    .select(
+      sql<string>`lp.from_date || ' to ' || lp.to_date || ' is closed (locked period ' || lp.id || ')'`.as(
+        'closed',
+      ),
+    )
     .where('lp.company_id', '=', scope.companyId)
     .where('lp.reopened_at', 'is', null)
     .where('lp.to_date', '>=', from)
@@ -162,8 +168,8 @@ function punchContext(db: Executor, p: PunchContextInput) {
           eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
         )
         .as('open_has_breaks'),
-      closedPeriodHolding(db, scope, workDate, workDate).as('punch_period_id'),
-      closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_period_id'),
+      closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
+      closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
     ]);
 }
 
@@ -200,8 +206,8 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     covering_id,
     swallowed_id,
     open_has_breaks,
-    punch_period_id,
-    open_period_id,
+    punch_closed_period,
+    open_closed_period,
     ...open
   } = row;
   return {
@@ -212,8 +218,8 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     coveringId: covering_id,
     swallowedId: open.id === null ? null : swallowed_id,
     openHasBreaks: open.id !== null && truthy(open_has_breaks),
-    punchPeriodId: punch_period_id,
-    openPeriodId: open.id === null ? null : open_period_id,
+    punchClosedPeriod: punch_closed_period,
+    openClosedPeriod: open.id === null ? null : open_closed_period,
   };
 }
 
@@ -224,8 +230,8 @@ export interface ShiftContext {
   dayLocked: boolean;
   /** An entry the shift would overlap: a completed one that meets its span, or the open session. */
   overlappingId: string | null;
-  /** A closed period (issue 30) holding the start day or the end day, if any. */
-  periodId: string | null;
+  /** A closed period (issue 30) holding the start day or the end day, if any (as closedPeriodHolding says it). */
+  closedPeriod: string | null;
 }
 
 function shiftContext(db: Executor, p: ShiftContextInput) {
@@ -270,7 +276,7 @@ function shiftContext(db: Executor, p: ShiftContextInput) {
       .where('status', '=', OPEN)
       .limit(ONE_ROW)
       .as('overlapping_open_id'),
-    closedPeriodHolding(db, p, workDate, endDate).as('period_id'),
+    closedPeriodHolding(db, p, workDate, endDate).as('closed_period'),
   ]);
 }
 
@@ -300,7 +306,7 @@ export async function findShiftContext(db: Executor, input: ShiftContextInput): 
     scheduleId: row.effective_schedule_id,
     dayLocked: truthy(row.day_locked),
     overlappingId: row.overlapping_closed_id ?? row.overlapping_open_id,
-    periodId: row.period_id,
+    closedPeriod: row.closed_period,
   };
 }
 
