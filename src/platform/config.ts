@@ -178,6 +178,15 @@ function fraction(name: string, raw: string | undefined, fallback: number): numb
   return Number(raw);
 }
 
+/** V1_SUNSET (and V1_DEPRECATION_LINK): the deprecation headers, or null. */
+function deprecationOf(env: NodeJS.ProcessEnv): Config['deprecation'] {
+  const sunset = env.V1_SUNSET?.trim() || null;
+  if (!sunset) return null;
+  const date = new Date(sunset);
+  if (Number.isNaN(date.getTime())) throw new ConfigError('V1_SUNSET must be a date or date-time');
+  return { sunset: date.toUTCString(), link: env.V1_DEPRECATION_LINK?.trim() || null };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const portRaw = env.PORT ?? '3000';
@@ -193,13 +202,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  const sunset = env.V1_SUNSET?.trim() || null;
-  let deprecation: Config['deprecation'] = null;
-  if (sunset) {
-    const date = new Date(sunset);
-    if (Number.isNaN(date.getTime())) throw new ConfigError('V1_SUNSET must be a date or date-time');
-    deprecation = { sunset: date.toUTCString(), link: env.V1_DEPRECATION_LINK?.trim() || null };
-  }
+  const deprecation = deprecationOf(env);
   return Object.freeze({
     databaseUrl,
     database: parseDatabaseUrl(databaseUrl),

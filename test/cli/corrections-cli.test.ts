@@ -152,7 +152,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
       const human = await cli('entry', 'edit', id, '--note', '', '--reason', 'no note after all');
       expect(human).toMatchObject({ code: 0, stderr: '' });
-      expect(human.stdout).toMatch(new RegExp(`^time entry ${id}: \\S+ 08:00:00–17:00:00, pending_approval, version 3\\n$`));
+      expect(human.stdout).toMatch(
+        new RegExp(`^time entry ${id}: \\S+ 08:00:00–17:00:00, pending_approval, version 3\\n$`),
+      );
 
       const history = await json('entry', 'history', id);
       expect(history.items.map((r: Json) => [r.revision, r.action])).toEqual([
@@ -179,11 +181,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(lines.stdout).toContain('endTime: "16:00:00" → "17:00:00"');
 
       // Every rule of a recorded shift holds; a reason is required; nothing changes on a refusal.
-      await fails(/clockOut.*after clockIn|must be after clockIn/, 'entry', 'edit', id, '--clock-out', berlin(3, 7), '--reason', 'x');
+      await fails(
+        /clockOut.*after clockIn|must be after clockIn/,
+        'entry',
+        'edit',
+        id,
+        '--clock-out',
+        berlin(3, 7),
+        '--reason',
+        'x',
+      );
       await fails(/reason/, 'entry', 'edit', id, '--note', 'no reason');
       await fails(/nothing_to_change|at least one of/, 'entry', 'edit', id, '--reason', 'nothing');
-      await fails(/break minutes must be a whole number/, 'entry', 'edit', id, '--break-minutes', 'lots', '--reason', 'x');
-      await fails(/no time entry|unknown time entry/, 'entry', 'edit', UNKNOWN_ID, '--note', 'x', '--reason', 'x');
+      await fails(
+        /break minutes must be a whole number/,
+        'entry',
+        'edit',
+        id,
+        '--break-minutes',
+        'lots',
+        '--reason',
+        'x',
+      );
+      await fails(
+        /no time entry|unknown time entry/,
+        'entry',
+        'edit',
+        UNKNOWN_ID,
+        '--note',
+        'x',
+        '--reason',
+        'x',
+      );
       await fails(/entry id must be a UUID/, 'entry', 'edit', 'not-an-id', '--note', 'x', '--reason', 'x');
       expect((await json('entry', 'history', id)).items).toHaveLength(3);
       await fails(/unknown time entry/, 'entry', 'history', UNKNOWN_ID);
@@ -200,7 +229,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ),
       );
       const id = opened.body.timeEntryId!;
-      const closed = await json('entry', 'edit', id, '--clock-out', berlin(2, 17), '--reason', 'forgot to clock out');
+      const closed = await json(
+        'entry',
+        'edit',
+        id,
+        '--clock-out',
+        berlin(2, 17),
+        '--reason',
+        'forgot to clock out',
+      );
       expect(closed).toMatchObject({
         id,
         startTime: '09:00:00',
@@ -224,7 +261,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
     it('entry reopen sends a decided entry back to pending_approval; other statuses are refused', async () => {
       const id = await recordShift(0, berlin(4, 8), berlin(4, 12));
-      await fails(/invalid_status_transition|only approved or rejected entries can be reopened/, 'entry', 'reopen', id, '--reason', 'x');
+      await fails(
+        /invalid_status_transition|only approved or rejected entries can be reopened/,
+        'entry',
+        'reopen',
+        id,
+        '--reason',
+        'x',
+      );
       const approved = await json('entry', 'approve', id);
       expect(approved).toMatchObject({ id, status: 'approved', version: 2 });
       const reopened = await json('entry', 'reopen', id, '--reason', 'hours disputed');
@@ -268,7 +312,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     it('period close, list and reopen: writes landing on a closed period are refused until it is reopened', async () => {
       const day = dayOf(6);
       const id = await recordShift(1, berlin(6, 8), berlin(6, 12));
-      const closed = await json('period', 'close', '--company', fixture.companyId, '--from', day, '--to', day);
+      const closed = await json(
+        'period',
+        'close',
+        '--company',
+        fixture.companyId,
+        '--from',
+        day,
+        '--to',
+        day,
+      );
       expect(closed).toMatchObject({
         from: day,
         to: day,
@@ -306,9 +359,41 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         errorName: 'day_locked',
       });
 
-      await fails(/92 days/, 'period', 'close', '--company', fixture.companyId, '--from', dayOf(200), '--to', dayOf(100));
-      await fails(/must not be before from/, 'period', 'close', '--company', fixture.companyId, '--from', day, '--to', dayOf(8));
-      await fails(/no such workplace/, 'period', 'close', '--company', fixture.companyId, '--from', day, '--to', day, '--workplace', UNKNOWN_ID);
+      await fails(
+        /92 days/,
+        'period',
+        'close',
+        '--company',
+        fixture.companyId,
+        '--from',
+        dayOf(200),
+        '--to',
+        dayOf(100),
+      );
+      await fails(
+        /must not be before from/,
+        'period',
+        'close',
+        '--company',
+        fixture.companyId,
+        '--from',
+        day,
+        '--to',
+        dayOf(8),
+      );
+      await fails(
+        /no such workplace/,
+        'period',
+        'close',
+        '--company',
+        fixture.companyId,
+        '--from',
+        day,
+        '--to',
+        day,
+        '--workplace',
+        UNKNOWN_ID,
+      );
       await fails(/unknown company/, 'period', 'close', '--company', UNKNOWN_ID, '--from', day, '--to', day);
 
       const reopened = await json('period', 'reopen', closed.id, '--reason', 'payroll rerun');
@@ -320,14 +405,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
       await fails(/no closed period/, 'period', 'reopen', closed.id, '--reason', 'again');
       await fails(/reason/, 'period', 'reopen', forWorkplace.id);
-      expect((await json('period', 'list', '--company', fixture.companyId)).items.map((p: Json) => p.id)).toEqual([
-        forWorkplace.id,
-      ]);
+      expect(
+        (await json('period', 'list', '--company', fixture.companyId)).items.map((p: Json) => p.id),
+      ).toEqual([forWorkplace.id]);
       const corrected = await json('entry', 'edit', id, '--note', 'after payroll', '--reason', 'reopened');
       expect(corrected).toMatchObject({ id, version: 2 });
       const emptied = await json('period', 'reopen', forWorkplace.id, '--reason', 'done');
       expect(emptied.reopenReason).toBe('done');
-      expect((await cli('period', 'list', '--company', fixture.companyId)).stdout).toBe('no closed periods\n');
+      expect((await cli('period', 'list', '--company', fixture.companyId)).stdout).toBe(
+        'no closed periods\n',
+      );
     });
   },
 );

@@ -121,11 +121,9 @@ describe('what a correction says (parseCorrection)', () => {
   it('refuses a blank reason, a body that changes nothing, both kinds of break, an instant without offset', () => {
     expect(refusal(() => parseCorrection({ note: 'x', reason: '  ' }))).toEqual([['reason', 'blank']]);
     expect(refusal(() => parseCorrection({ reason: 'why' }))).toEqual([['body', 'nothing_to_change']]);
-    expect(
-      refusal(() =>
-        parseCorrection({ breakMinutes: 30, breaks: [], reason: 'both' }),
-      ),
-    ).toEqual([['breaks', 'one_of']]);
+    expect(refusal(() => parseCorrection({ breakMinutes: 30, breaks: [], reason: 'both' }))).toEqual([
+      ['breaks', 'one_of'],
+    ]);
     expect(
       refusal(() =>
         parseCorrection({
@@ -168,7 +166,12 @@ describe('the new times (evaluateTimes, middleBreak)', () => {
     const end = moment('2026-11-10T16:00:00+01:00');
     const s = start.epochMs;
     expect(
-      evaluateTimes({ start, end, spans: [{ startMs: s + 4 * HOUR, endMs: s + 4.5 * HOUR }], breakMinutes: null }),
+      evaluateTimes({
+        start,
+        end,
+        spans: [{ startMs: s + 4 * HOUR, endMs: s + 4.5 * HOUR }],
+        breakMinutes: null,
+      }),
     ).toEqual({ ok: true, endsNextDay: false, breakMinutes: 30, netSeconds: 7.5 * 3600 });
     expect(evaluateTimes({ start, end, spans: [], breakMinutes: null })).toMatchObject({
       ok: true,
@@ -270,7 +273,11 @@ describe('the corrected entry (planCorrection)', () => {
       reason: 'the break was short',
     });
     expect(replaced.breaks).toHaveLength(1);
-    expect(replaced.breaks[0]).toMatchObject({ start_time: '12:00:00', end_time: '12:20:00', id: expect.any(String) });
+    expect(replaced.breaks[0]).toMatchObject({
+      start_time: '12:00:00',
+      end_time: '12:20:00',
+      id: expect.any(String),
+    });
     expect(replaced.next).toMatchObject({ break_minutes: 20, net_seconds: 7 * 3600 + 40 * 60 });
     const placed = plan(entry, breaks, {
       clockOut: '2026-11-10T16:00:00+01:00',
@@ -293,9 +300,9 @@ describe('the corrected entry (planCorrection)', () => {
     expect(refusal(() => plan(entry, breaks, { breakMinutes: 30, reason: 'r' }))).toEqual([
       ['breakMinutes', 'open_session'],
     ]);
-    expect(refusal(() => plan(shiftRow(), [], { clockIn: '2026-11-10T17:00:00+01:00', reason: 'r' }))).toEqual([
-      ['clockOut', 'not_after_clock_in'],
-    ]);
+    expect(
+      refusal(() => plan(shiftRow(), [], { clockIn: '2026-11-10T17:00:00+01:00', reason: 'r' })),
+    ).toEqual([['clockOut', 'not_after_clock_in']]);
   });
 });
 

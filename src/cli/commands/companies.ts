@@ -16,28 +16,8 @@ function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
   );
 }
 
-/** `company create|update`, `workplace create`, `schedule create`. */
-export function registerCompanyCommands(program: Command): void {
-  const company = program.command('company').description('companies');
-  admin(
-    company
-      .command('create')
-      .description('create a company')
-      .requiredOption('--name <name>', 'company name')
-      .option('--time-zone <zone>', 'IANA time zone')
-      .option('--time-tracking <on|off>', 'time tracking (default on)')
-      .option('--api-access <on|off>', 'API access (default on)'),
-    (ctx, _config, _args, f) =>
-      inTransaction(ctx, (tx, now) =>
-        createCompany(tx, now, {
-          name: f.name!,
-          timeZone: f.timeZone,
-          timeTracking: f.timeTracking,
-          apiAccess: f.apiAccess,
-        }),
-      ),
-    describeCompany,
-  );
+/** `company update ID …`: a company's settings, each flag optional. */
+function registerCompanyUpdate(company: Command): void {
   admin(
     company
       .command('update')
@@ -72,6 +52,31 @@ export function registerCompanyCommands(program: Command): void {
       ),
     describeCompany,
   );
+}
+
+/** `company create|update`, `workplace create`, `schedule create`. */
+export function registerCompanyCommands(program: Command): void {
+  const company = program.command('company').description('companies');
+  admin(
+    company
+      .command('create')
+      .description('create a company')
+      .requiredOption('--name <name>', 'company name')
+      .option('--time-zone <zone>', 'IANA time zone')
+      .option('--time-tracking <on|off>', 'time tracking (default on)')
+      .option('--api-access <on|off>', 'API access (default on)'),
+    (ctx, _config, _args, f) =>
+      inTransaction(ctx, (tx, now) =>
+        createCompany(tx, now, {
+          name: f.name!,
+          timeZone: f.timeZone,
+          timeTracking: f.timeTracking,
+          apiAccess: f.apiAccess,
+        }),
+      ),
+    describeCompany,
+  );
+  registerCompanyUpdate(company);
 
   admin(
     program

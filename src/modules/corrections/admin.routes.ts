@@ -208,14 +208,6 @@ function reopenEntryRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   );
 }
 
-const AddShiftBodySchema = Type.Object(
-  {
-    ...ShiftBodySchema.properties,
-    employee: Type.Object({ id: Type.String({ format: 'uuid' }) }, { additionalProperties: false }),
-  },
-  { additionalProperties: false },
-);
-
 function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.post(
     '/time-entries',

@@ -2,7 +2,13 @@ import type { Tx } from '../../platform/db/database.js';
 import type { TimeEntryBreakRow } from '../../platform/db/schema.js';
 import type { Principal } from '../auth/service.js';
 import { MAX_SESSION_MS } from '../time-tracking/punch-rules.js';
-import { actorOfPrincipal, diffSnapshots, snapshotOf, type TrackedEntry, writeRevision } from './revisions.js';
+import {
+  actorOfPrincipal,
+  diffSnapshots,
+  snapshotOf,
+  type TrackedEntry,
+  writeRevision,
+} from './revisions.js';
 
 /*
  * What the time clock calls of this room (issue 30), one line each where it writes: the revision of

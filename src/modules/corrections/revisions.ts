@@ -2,11 +2,7 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import type { TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import type { Actor } from '../context.js';
-import {
-  insertRevision,
-  listRevisionRows,
-  revisionsCompany,
-} from './queries/revisions.js';
+import { insertRevision, listRevisionRows, revisionsCompany } from './queries/revisions.js';
 import type {
   ActorKind,
   ChangeActor,

@@ -160,9 +160,7 @@ export const CorrectionBodySchema = Type.Object(
         },
       ),
     ),
-    note: Type.Optional(
-      Type.Union([Text(500), Type.Null()], { description: 'the note; null clears it' }),
-    ),
+    note: Type.Optional(Type.Union([Text(500), Type.Null()], { description: 'the note; null clears it' })),
     reason: Reason,
   },
   { additionalProperties: false },

@@ -70,11 +70,7 @@ export function useCorrections(options: CorrectionsOptions) {
 }
 
 /** An entry's buttons: Edit or Close session, Delete (with 91), History (for everyone who reads it). */
-export function EntryButtons(props: {
-  entry: EntryLike;
-  canManage: boolean;
-  start: StartCorrection;
-}) {
+export function EntryButtons(props: { entry: EntryLike; canManage: boolean; start: StartCorrection }) {
   const { entry, canManage, start } = props;
   const label = `${formatDay(entry.workDate)} ${entry.startTime.slice(0, 5)}`;
   const open = entry.status === 'open';

@@ -120,4 +120,3 @@ export async function findOverlap(
     .executeTakeFirst();
   return row?.id ?? null;
 }
-

@@ -93,4 +93,3 @@ export async function linkedEmployeeOf(db: Executor, userId: string): Promise<st
   const row = await db.selectFrom('users').select('employee_id').where('id', '=', userId).executeTakeFirst();
   return row?.employee_id ?? null;
 }
-
