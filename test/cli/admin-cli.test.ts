@@ -281,6 +281,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0005-company-settings',
           '0006-webhooks',
           '0007-corrections',
+          '0013-production',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

@@ -7,6 +7,7 @@ import * as consoleSignIn from './migrations/0004-console.js';
 import * as companySettings from './migrations/0005-company-settings.js';
 import * as webhooks from './migrations/0006-webhooks.js';
 import * as corrections from './migrations/0007-corrections.js';
+import * as production from './migrations/0013-production.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -16,6 +17,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-company-settings': companySettings,
   '0006-webhooks': webhooks,
   '0007-corrections': corrections,
+  '0013-production': production,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
@@ -26,7 +28,13 @@ class InCodeMigrationProvider implements MigrationProvider {
 
 /** Applies pending migrations; safe when several processes start at once (Kysely's migration lock). */
 export async function migrateToLatest(db: Executor): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider() });
+  // Migration numbers are handed out to features before they land, so a database may have run a later
+  // number before an earlier one lands (0013 before 0007): each migration stands on its own.
+  const migrator = new Migrator({
+    db,
+    provider: new InCodeMigrationProvider(),
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
