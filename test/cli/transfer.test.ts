@@ -6,6 +6,9 @@ import { runCli } from '../support/processes.js';
 import { type TestDialect, testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer } from '../support/server.js';
 import { AdminClient, createPerson } from '../support/admin-api.js';
+import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
+import { managerOfAdmin } from '../../src/modules/corrections/entry-access.js';
+import { closePeriod } from '../../src/modules/corrections/periods.js';
 
 /*
  * Issue "outgrow one machine", part 2: `punchclock export` / `import` move a whole installation
@@ -53,6 +56,12 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       });
       expect(first.status).toBe(201);
       const firstText = await first.text();
+      const entryId = (JSON.parse(firstText) as { timeEntryId: string }).timeEntryId;
+      // Issue 30: a closed period and the entry's revision move too.
+      const manager = { ...managerOfAdmin(CLI_ACTOR, fixture.companyId), companyId: fixture.companyId };
+      await inTransaction(source.ctx, (tx, now) =>
+        closePeriod(tx, now, manager, { from: '2020-01-01', to: '2020-01-31' }, { dryRun: false }),
+      );
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -61,6 +70,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         '/api/public/v1/employees',
         `/api/public/v1/time-entries?employeeId=${employee}`,
         `/api/public/v1/changes?cursor=${encodeURIComponent(page.nextCursor)}`,
+        `/api/public/v1/time-entries/${entryId}/revisions`,
+        '/api/public/v1/locked-periods',
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -79,6 +90,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         time_entries: 1,
         idempotency_records: 1,
         console_sessions: 1,
+        time_entry_revisions: 1,
+        locked_periods: 1,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);
