@@ -161,6 +161,8 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await keyboardActivate(page, pending.getByRole('button', { name: /^History for the entry/ }));
         const history = page.getByRole('dialog', { name: /^History of the entry/ });
         await history.waitFor();
+        // The revisions load after the dialog opens.
+        await history.locator('ol.history > li').nth(1).waitFor();
         await expect(history.innerText()).resolves.toMatch(/Recorded by test key/);
         await expect(history.innerText()).resolves.toMatch(
           /Corrected by mira\.manager@acme\.example.*Why: forgot to clock out/s,

@@ -121,6 +121,11 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   failed: { label: 'Failed', icon: '✕', tone: 'bad' },
 };
 
+/** A status in words ("Pending" for pending_approval); an unknown one as it is. */
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status]?.label ?? status;
+}
+
 /** A status as words with a symbol: colour only repeats what the text says. */
 export function StatusBadge(props: { status: string }) {
   const known = STATUS_LABELS[props.status] ?? { label: props.status, icon: '•', tone: 'neutral' };

@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, ApiProblem, messageOf } from '../../api.js';
 import { TextField } from '../../components/fields.js';
 import { useFormProblem } from '../../components/form-problem.js';
-import { ConfirmDialog, InfoDialog, Loading, Notice } from '../../components/ui.js';
+import { ConfirmDialog, InfoDialog, Loading, Notice, statusLabel } from '../../components/ui.js';
 import { formatDay, formatInstant } from '../../format.js';
 import type { EntryLike, Revision } from './model.js';
 
@@ -98,8 +98,9 @@ const FIELDS: Record<string, string> = {
   breaks: 'Breaks',
 };
 
-function valueText(value: unknown, zone: string): string {
+function valueText(field: string, value: unknown, zone: string): string {
   if (value === null || value === undefined || value === '') return '—';
+  if (field === 'status' && typeof value === 'string') return statusLabel(value);
   if (Array.isArray(value))
     return value.length === 0
       ? 'none'
@@ -129,9 +130,9 @@ function RevisionItem(props: { revision: Revision; zone: string }) {
         <ul class="plain-list">
           {revision.changes.map((change) => (
             <li key={change.field}>
-              {FIELDS[change.field] ?? change.field}: {valueText(change.from, zone)}{' '}
+              {FIELDS[change.field] ?? change.field}: {valueText(change.field, change.from, zone)}{' '}
               <span aria-hidden="true">→</span>
-              <span class="visually-hidden"> changed to </span> {valueText(change.to, zone)}
+              <span class="visually-hidden"> changed to </span> {valueText(change.field, change.to, zone)}
             </li>
           ))}
         </ul>
