@@ -853,6 +853,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       const keys = await jsonOn(jsonUrl, `key list --company ${demo.companyId}`);
       expect(keys.items.map((k: Json) => k.clientId)).toEqual([demo.clientId]);
       expect(keys.items[0].scopes).toEqual(ALL_SCOPES);
+      // Issue 30: the demo company closes a forgotten clock-out after 12 hours.
+      const company = await jsonOn(jsonUrl, `company update ${demo.companyId}`);
+      expect(company.autoClockOutAfterHours).toBe(12);
       expectOneErrorLine(await runOn(jsonUrl, ['demo', '--json']), ['demo'], /not empty/);
 
       expect(human).toMatchObject({ code: 0, stderr: '' });
