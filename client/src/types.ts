@@ -71,6 +71,17 @@ export type Timesheet = Schemas['Timesheet'];
  */
 export type TimesheetQuery = NonNullable<operations['listTimesheets']['parameters']['query']>;
 
+/** GET /time-entries/{id}/revisions: one revision of an entry (issue 30): who changed what, when and why. */
+export type TimeEntryRevision = Schemas['TimeEntryRevision'];
+/** Who made a change: an API key, a person, a device, the command line or the system. */
+export type Actor = Schemas['Actor'];
+/** PATCH /time-entries/{id} body: new times, breaks or note, and the reason. */
+export type TimeEntryCorrection = Schemas['TimeEntryCorrection'];
+/** A closed payroll period. */
+export type LockedPeriod = Schemas['LockedPeriod'];
+/** POST /locked-periods body: `from`, `to`, optionally `workplaceId`. */
+export type PeriodClosing = Schemas['PeriodClosing'];
+
 /** Any problem document (RFC 9457) an operation of the description may answer with. */
 export type Problem = {
   [K in keyof operations]: ProblemBody<Responses<K>[keyof Responses<K>]>;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { meRoutes, tokenRoutes } from '../modules/auth/public.routes.js';
+import { correctionRoutes } from '../modules/corrections/public.routes.js';
 import { employeeRoutes } from '../modules/employees/public.routes.js';
 import { changeFeedRoutes } from '../modules/events/public.routes.js';
 import { timeTrackingRoutes } from '../modules/time-tracking/public.routes.js';
@@ -13,6 +14,7 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(meRoutes);
   await app.register(employeeRoutes);
   await app.register(timeTrackingRoutes);
+  await app.register(correctionRoutes);
   await app.register(changeFeedRoutes);
   await app.register(timesheetRoutes);
   await app.register(webhookRoutes);

@@ -23,6 +23,27 @@ export const ERROR_CATALOGUE = {
   already_on_break: { status: 409, code: 2912, title: 'Employee is already on a break' },
   not_on_break: { status: 409, code: 2913, title: 'No break in progress to end' },
   break_out_of_order: { status: 409, code: 2914, title: 'Break punch is earlier than what it follows' },
+  // Corrections (issue 30).
+  own_entry: {
+    status: 403,
+    code: 2415,
+    title: "A person may not decide on or correct their own employee's entries",
+  },
+  invalid_status_transition: {
+    status: 409,
+    code: 2915,
+    title: "The entry's status does not allow this change",
+  },
+  entry_too_old: {
+    status: 409,
+    code: 2916,
+    title: 'The entry is older than 400 days; it can no longer be changed',
+  },
+  version_mismatch: {
+    status: 412,
+    code: 1412,
+    title: 'The entry changed meanwhile (If-Match names another version)',
+  },
   idempotency_in_flight: { status: 409, code: 1409, title: 'Request with this Idempotency-Key is in flight' },
   cursor_expired: { status: 410, code: 1410, title: 'Cursor older than the retained events' },
   payload_too_large: { status: 413, code: 1413, title: 'Request body too large' },

@@ -9,6 +9,8 @@ import { AdminClient, createPerson } from '../support/admin-api.js';
 import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
 import { upsertShifts } from '../../src/modules/planned-shifts/batch.js';
 import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
+import { managerOfAdmin } from '../../src/modules/corrections/entry-access.js';
+import { closePeriod } from '../../src/modules/corrections/periods.js';
 
 /*
  * Issue "outgrow one machine", part 2: `punchclock export` / `import` move a whole installation
@@ -81,6 +83,12 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       // (not when midnight UTC, the company's day boundary, falls between the shift's start and the clock-in).
       const { detected } = await runExceptionsJob(source.ctx);
       expect(detected).toBeGreaterThanOrEqual(1);
+      const entryId = (JSON.parse(firstText) as { timeEntryId: string }).timeEntryId;
+      // Issue 30: a closed period and the entry's revision move too.
+      const manager = { ...managerOfAdmin(CLI_ACTOR, fixture.companyId), companyId: fixture.companyId };
+      await inTransaction(source.ctx, (tx, now) =>
+        closePeriod(tx, now, manager, { from: '2020-01-01', to: '2020-01-31' }, { dryRun: false }),
+      );
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -91,6 +99,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         `/api/public/v1/changes?cursor=${encodeURIComponent(page.nextCursor)}`,
         '/api/public/v1/attendance-exceptions',
         `/api/public/v1/planned-shifts?from=${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}`,
+        `/api/public/v1/time-entries/${entryId}/revisions`,
+        '/api/public/v1/locked-periods',
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -111,6 +121,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         console_sessions: 1,
         planned_shifts: 1,
         attendance_exceptions: detected,
+        time_entry_revisions: 1,
+        locked_periods: 1,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);

@@ -649,8 +649,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       expect(me.id).toBe(fixture.adminId);
       expect(me.publicId).toBeNull();
       expect(me.companyId).toBe(fixture.companyId);
-      // attendance.reports: a read too, since the timesheets issue (21).
+      // attendance.reports: a read too, since the timesheets issue (21); attendance.manage for a
+      // person holding 91 (here a super admin), since the corrections issue (30).
       expect((me.scopes as Json[]).map((s) => s.id).sort()).toEqual([
+        'attendance.manage',
         'attendance.read',
         'attendance.reports',
         'employees.read',

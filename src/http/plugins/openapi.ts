@@ -39,6 +39,13 @@ import {
   PlannedShiftInputSchema,
   PlannedShiftSchema,
 } from '../../modules/planned-shifts/schemas.js';
+import {
+  ActorSchema,
+  ClosePeriodBodySchema,
+  CorrectionBodySchema,
+  LockedPeriodSchema,
+  RevisionSchema,
+} from '../../modules/corrections/schemas.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
@@ -58,6 +65,7 @@ export function bearerSecurity(scope: ScopeId | null, ...alternatives: ScopeId[]
 const HEADER_NAMES: Record<string, string> = {
   'x-service-dry-run': 'X-Service-Dry-Run',
   'idempotency-key': 'Idempotency-Key',
+  'if-match': 'If-Match',
 };
 
 const RESPONSE_HEADERS: Json = {
@@ -164,6 +172,12 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   PlannedShiftBatch: PlannedShiftBatchBodySchema,
   PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
   AttendanceException: AttendanceExceptionSchema,
+  // Corrections (issue 30).
+  TimeEntryCorrection: CorrectionBodySchema,
+  TimeEntryRevision: RevisionSchema,
+  Actor: ActorSchema,
+  LockedPeriod: LockedPeriodSchema,
+  PeriodClosing: ClosePeriodBodySchema,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */
@@ -228,6 +242,11 @@ function finishDocument(document: Json): Json {
   for (const pathItem of Object.values<Json>(document.paths ?? {})) {
     for (const operation of Object.values<Json>(pathItem)) {
       const isToken = operation.operationId === 'issueToken';
+      // A body that may be left out (an approval's note): Fastify's description always requires one.
+      if (operation['x-optional-body'] === true) {
+        operation.requestBody.required = false;
+        delete operation['x-optional-body'];
+      }
       const isWrite = (operation.parameters ?? []).some((p: Json) => p.name === 'idempotency-key');
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'header' && HEADER_NAMES[parameter.name])

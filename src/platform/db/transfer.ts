@@ -52,6 +52,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   // Planned shifts (issue 33).
   { name: 'planned_shifts', key: ['id'] },
   { name: 'attendance_exceptions', key: ['id'] },
+  { name: 'time_entry_revisions', key: ['time_entry_id', 'revision'] },
+  { name: 'locked_periods', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}
