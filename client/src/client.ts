@@ -23,6 +23,10 @@ import type {
   TimesheetQuery,
   TokenDescription,
   WriteResult,
+  LockedPeriod,
+  PeriodClosing,
+  TimeEntryCorrection,
+  TimeEntryRevision,
 } from './types.js';
 
 type ClockStatusOperation = paths['/api/public/v1/time-clock/status']['get'];
@@ -80,6 +84,15 @@ export interface PunchclockClientOptions {
 
 export interface CallOptions {
   signal?: AbortSignal;
+}
+
+/** A change of an existing entry (issue 30): a write that may be made conditional on its version. */
+export interface ChangeOptions extends WriteOptions {
+  /**
+   * The version the change is meant for (a time entry's `version`, its ETag): sent as If-Match, so
+   * a change someone else made meanwhile answers 412 `version_mismatch` instead of being overwritten.
+   */
+  ifMatch?: number;
 }
 
 export interface WriteOptions extends CallOptions {
@@ -180,6 +193,26 @@ export interface PunchclockClient extends PlannedShiftMethods, AbsenceMethods {
   ): Promise<WebhookDeliveryPage>;
   /** POST /webhooks/{id}/replay: `{from, to}` re-sends that range's events, `{deliveryId}` one delivery. */
   replayWebhook(id: string, body: WebhookReplay, options?: CallOptions): Promise<{ queued: number }>;
+  /** GET /time-entries/{id}: one entry with its `version` (scope attendance.read). */
+  getTimeEntry(id: string, options?: CallOptions): Promise<TimeEntry>;
+  /** GET /time-entries/{id}/revisions: who changed what, when and why, oldest first. */
+  listTimeEntryRevisions(id: string, options?: CallOptions): Promise<{ items: TimeEntryRevision[] }>;
+  /** POST /time-entries/{id}/approve (scope attendance.manage): a pending entry approved, with an optional note. */
+  approveTimeEntry(id: string, note?: string, options?: ChangeOptions): Promise<TimeEntry>;
+  /** POST /time-entries/{id}/reject: a pending entry rejected, with a reason. */
+  rejectTimeEntry(id: string, reason: string, options?: ChangeOptions): Promise<TimeEntry>;
+  /** POST /time-entries/{id}/reopen: an approved or rejected entry back to pending_approval, with a reason. */
+  reopenTimeEntry(id: string, reason: string, options?: ChangeOptions): Promise<TimeEntry>;
+  /** PATCH /time-entries/{id}: new times, breaks or note, with a reason; a clockOut closes an open session. */
+  correctTimeEntry(id: string, body: TimeEntryCorrection, options?: ChangeOptions): Promise<TimeEntry>;
+  /** DELETE /time-entries/{id}: the entry removed, with a reason (its revisions stay). */
+  deleteTimeEntry(id: string, reason: string, options?: ChangeOptions): Promise<void>;
+  /** POST /locked-periods: closes days for payroll; every write on them is then 409 day_locked. */
+  closePeriod(body: PeriodClosing, options?: WriteOptions): Promise<LockedPeriod>;
+  /** GET /locked-periods: the company's closed periods. */
+  listLockedPeriods(options?: CallOptions): Promise<{ items: LockedPeriod[] }>;
+  /** DELETE /locked-periods/{id}: reopens a closed period, with a reason. */
+  reopenPeriod(id: string, reason: string, options?: WriteOptions): Promise<void>;
   /**
    * The underlying openapi-fetch client, typed from the description, with the same token handling,
    * Idempotency-Key and retries: for anything the methods above do not cover.
@@ -232,6 +265,13 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
     return {
       'X-Service-Dry-Run': write?.dryRun === true,
       ...(write?.idempotencyKey !== undefined ? { 'Idempotency-Key': write.idempotencyKey } : {}),
+    };
+  }
+
+  function changeHeaders(change: ChangeOptions | undefined) {
+    return {
+      ...writeHeaders(change),
+      ...(change?.ifMatch !== undefined ? { 'If-Match': `"${change.ifMatch}"` } : {}),
     };
   }
 
@@ -465,6 +505,105 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
           signal: call?.signal,
         }),
       );
+    },
+
+    async getTimeEntry(id, call) {
+      return unwrap(
+        'getTimeEntry',
+        await raw.GET('/api/public/v1/time-entries/{id}', { params: { path: { id } }, signal: call?.signal }),
+      );
+    },
+
+    async listTimeEntryRevisions(id, call) {
+      return unwrap(
+        'listTimeEntryRevisions',
+        await raw.GET('/api/public/v1/time-entries/{id}/revisions', {
+          params: { path: { id } },
+          signal: call?.signal,
+        }),
+      );
+    },
+
+    async approveTimeEntry(id, note, change) {
+      return unwrap(
+        'approveTimeEntry',
+        await raw.POST('/api/public/v1/time-entries/{id}/approve', {
+          params: { path: { id }, header: changeHeaders(change) },
+          body: note === undefined ? {} : { note },
+          signal: change?.signal,
+        }),
+      );
+    },
+
+    async rejectTimeEntry(id, reason, change) {
+      return unwrap(
+        'rejectTimeEntry',
+        await raw.POST('/api/public/v1/time-entries/{id}/reject', {
+          params: { path: { id }, header: changeHeaders(change) },
+          body: { reason },
+          signal: change?.signal,
+        }),
+      );
+    },
+
+    async reopenTimeEntry(id, reason, change) {
+      return unwrap(
+        'reopenTimeEntry',
+        await raw.POST('/api/public/v1/time-entries/{id}/reopen', {
+          params: { path: { id }, header: changeHeaders(change) },
+          body: { reason },
+          signal: change?.signal,
+        }),
+      );
+    },
+
+    async correctTimeEntry(id, body, change) {
+      return unwrap(
+        'correctTimeEntry',
+        await raw.PATCH('/api/public/v1/time-entries/{id}', {
+          params: { path: { id }, header: changeHeaders(change) },
+          body,
+          signal: change?.signal,
+        }),
+      );
+    },
+
+    async deleteTimeEntry(id, reason, change) {
+      const result = await raw.DELETE('/api/public/v1/time-entries/{id}', {
+        params: { path: { id }, header: changeHeaders(change) },
+        body: { reason },
+        signal: change?.signal,
+      });
+      if (!result.response.ok)
+        throw PunchclockError.fromResponse('deleteTimeEntry', result.response, result.error);
+    },
+
+    async closePeriod(body, write) {
+      return unwrap(
+        'closePeriod',
+        await raw.POST('/api/public/v1/locked-periods', {
+          params: { header: writeHeaders(write) },
+          body,
+          signal: write?.signal,
+        }),
+      );
+    },
+
+    async listLockedPeriods(call) {
+      return unwrap(
+        'listLockedPeriods',
+        await raw.GET('/api/public/v1/locked-periods', { signal: call?.signal }),
+      );
+    },
+
+    async reopenPeriod(id, reason, write) {
+      const result = await raw.DELETE('/api/public/v1/locked-periods/{id}', {
+        params: { path: { id }, header: writeHeaders(write) },
+        body: { reason },
+        signal: write?.signal,
+      });
+      if (!result.response.ok)
+        throw PunchclockError.fromResponse('reopenPeriod', result.response, result.error);
     },
 
     timeEntries(query, call) {

@@ -1,5 +1,6 @@
 export {
   type CallOptions,
+  type ChangeOptions,
   createPunchclockClient,
   idempotencyKeyMiddleware,
   type PunchclockClient,

@@ -168,6 +168,158 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/time-entries/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read one time entry
+         * @description The entry as the list has it, with its `version`, also as the ETag header (send it as If-Match on a change). Another company's, an unknown or a deleted id: 404.
+         */
+        get: operations["getTimeEntry"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a time entry
+         * @description Removes the entry from every list and report, with a `reason`; it stays readable through its revisions (GET /time-entries/{id}/revisions). Entries older than 400 days are 409 entry_too_old. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         */
+        delete: operations["deleteTimeEntry"];
+        options?: never;
+        head?: never;
+        /**
+         * Correct a time entry
+         * @description Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; entries older than 400 days are 409 entry_too_old. An approved or rejected entry that is changed goes back to `pending_approval`. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         */
+        patch: operations["correctTimeEntry"];
+        trace?: never;
+    };
+    "/api/public/v1/time-entries/{id}/revisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A time entry's history
+         * @description The recording of the entry (revision 1, the values as they were sent) and every change after it, oldest first: who, when, why, and each field before and after. Also for a deleted entry. Another company's or an unknown id: 404.
+         */
+        get: operations["listTimeEntryRevisions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/time-entries/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve a time entry
+         * @description A `pending_approval` entry becomes `approved` (`approvedAt` set); any other status is 409 invalid_status_transition. An optional `note` is kept with the revision. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         */
+        post: operations["approveTimeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/time-entries/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reject a time entry
+         * @description A `pending_approval` entry becomes `rejected`, with a `reason`; any other status is 409 invalid_status_transition. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         */
+        post: operations["rejectTimeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/time-entries/{id}/reopen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reopen a decided time entry
+         * @description An `approved` or `rejected` entry goes back to `pending_approval` (`approvedAt` null), with a `reason`; any other status is 409 invalid_status_transition. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         */
+        post: operations["reopenTimeEntry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/locked-periods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Closed periods
+         * @description The company's closed periods (not reopened), by first day. Scope attendance.read.
+         */
+        get: operations["listLockedPeriods"];
+        put?: never;
+        /**
+         * Close a period
+         * @description Closes the days `from`..`to` (at most 92 days after `from`) for payroll, for the whole company or one workplace: while closed, every write landing on them (punches, shifts, batches, corrections, decisions) is 409 day_locked. Scope attendance.manage. Takes `Idempotency-Key` and `X-Service-Dry-Run`.
+         */
+        post: operations["closePeriod"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/locked-periods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Reopen a period
+         * @description Reopens a closed period, with a `reason`: its days take writes again. Scope attendance.manage. Takes `Idempotency-Key` and `X-Service-Dry-Run`.
+         */
+        delete: operations["reopenPeriod"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/public/v1/changes": {
         parameters: {
             query?: never;
@@ -637,7 +789,7 @@ export interface webhooks {
         put?: never;
         /**
          * time_entry.completed delivery
-         * @description A time entry was completed (a clock-out, or a completed shift recorded). Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.completed` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         * @description A time entry was completed (a clock-out, a completed shift recorded, a correction closing an open session, or the automatic clock-out). Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.completed` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
          */
         post: operations["timeEntryCompletedWebhook"];
         delete?: never;
@@ -657,7 +809,7 @@ export interface webhooks {
         put?: never;
         /**
          * time_entry.approved delivery
-         * @description A time entry was approved. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.approved` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         * @description A time entry was approved (in the console, by the command line, or by POST /time-entries/{id}/approve). Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.approved` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
          */
         post: operations["timeEntryApprovedWebhook"];
         delete?: never;
@@ -720,6 +872,106 @@ export interface webhooks {
          * @description An open time entry's break ended. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.break_ended` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
          */
         post: operations["timeEntryBreakEndedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time_entry.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time_entry.updated delivery
+         * @description A time entry was corrected (its times, breaks or note), with a reason in its revisions. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.updated` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["timeEntryUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time_entry.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time_entry.deleted delivery
+         * @description A time entry was deleted; its revisions keep it readable. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.deleted` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["timeEntryDeletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "time_entry.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * time_entry.reopened delivery
+         * @description An approved or rejected time entry went back to pending_approval. Delivered per Standard Webhooks 1.0 to the endpoints asking for `time_entry.reopened` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["timeEntryReopenedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "period.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * period.closed delivery
+         * @description A period was closed for payroll. Delivered per Standard Webhooks 1.0 to the endpoints asking for `period.closed` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["periodClosedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "period.reopened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * period.reopened delivery
+         * @description A closed period was reopened. Delivered per Standard Webhooks 1.0 to the endpoints asking for `period.reopened` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["periodReopenedWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1106,6 +1358,12 @@ export interface components {
             approvedAt: string | null;
             /** Format: date-time */
             createdAt: string;
+            /** @description the number of its revisions: 1 when recorded, one more with every change; its ETag */
+            version: number;
+            /** @description true once a correction changed it (see its revisions) */
+            edited: boolean;
+            /** @description true when the automatic clock-out closed it (the company's autoClockOutAfterHours) */
+            autoClosed: boolean;
             /** @description Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];
         };
@@ -1445,6 +1703,108 @@ export interface components {
              */
             resolvedAt: string | null;
         };
+        TimeEntryCorrection: {
+            /**
+             * Format: date-time
+             * @description the new start, RFC 3339 with offset
+             */
+            clockIn?: string;
+            /**
+             * Format: date-time
+             * @description the new end, RFC 3339 with offset; on an open session it closes it (pending_approval)
+             */
+            clockOut?: string;
+            /** @description one unpaid break in the middle of the entry, as on POST /time-entries (on an entry of the time clock it replaces the punched breaks); not with `breaks` */
+            breakMinutes?: number | null;
+            /** @description entries of the time clock: their breaks, replacing the punched ones; not with `breakMinutes` */
+            breaks?: {
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 with offset
+                 */
+                startedAt: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 with offset
+                 */
+                endedAt: string;
+            }[];
+            /** @description the note; null clears it */
+            note?: string | null;
+            /** @description why: 1 to 500 characters, kept with the revision */
+            reason: string;
+        };
+        TimeEntryRevision: {
+            /** @description counting from 1, the recording itself */
+            revision: number;
+            /** Format: date-time */
+            at: string;
+            /** @description recorded, break_started, break_ended, completed, approved, rejected, reopened, corrected, deleted, auto_closed; may grow */
+            action: string;
+            actor: components["schemas"]["Actor"];
+            reason: string | null;
+            /** @description empty for the recording; every field a deletion removed */
+            changes: {
+                /** @description the list item's field name (startTime, endTime, breakMinutes, note, status, …) */
+                field: string;
+                /** @description the value before (null: none) */
+                from: unknown;
+                /** @description the value after (null: none) */
+                to: unknown;
+            }[];
+        };
+        /** @description Who made a change */
+        Actor: {
+            /** @description api_key, person, device, cli or system; may grow */
+            kind: string;
+            /** @description the key's, person's or device's id; null for cli and system */
+            id: string | null;
+            /** @description a key's name, a person's email, `command line`, `automatic clock-out` */
+            name: string | null;
+        };
+        LockedPeriod: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            to: string;
+            /**
+             * Format: uuid
+             * @description null: the whole company
+             */
+            workplaceId: string | null;
+            /** Format: date-time */
+            closedAt: string;
+            closedBy: components["schemas"]["Actor"];
+            /**
+             * Format: date-time
+             * @description null while the period is closed
+             */
+            reopenedAt: string | null;
+            reopenedBy: components["schemas"]["Actor"] | null;
+            reopenReason: string | null;
+        };
+        PeriodClosing: {
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            from: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            to: string;
+            /** @description only this workplace; absent or null: the whole company */
+            workplaceId?: string | null;
+        };
         Absence: {
             /** Format: uuid */
             id: string;
@@ -1599,15 +1959,6 @@ export interface components {
             carryOverMaxDays: number;
             /** @description MM-DD: carried days are usable up to and including this day; null: all year */
             carryOverExpiresOn: string | null;
-        };
-        /** @description Who made a change */
-        Actor: {
-            /** @description api_key, person, device, cli or system; may grow */
-            kind: string;
-            /** @description the key's, person's or device's id; null for cli and system */
-            id: string | null;
-            /** @description a key's name, a person's email, `command line`, `automatic clock-out` */
-            name: string | null;
         };
         Holiday: {
             /**
@@ -3489,6 +3840,8 @@ export interface operations {
                              * @description the start of the break in progress (UTC), else null
                              */
                             breakSince: string | null;
+                            /** @description true once the session is open 24 hours or more: no punch can close it any more, a manager corrects it (PATCH /time-entries/{id} with a clockOut) */
+                            needsCorrection: boolean;
                         }[];
                         nextCursor: string | null;
                         hasMore: boolean;
@@ -3639,6 +3992,2621 @@ export interface operations {
             };
         };
     };
+    getTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The time entry */
+            200: {
+                headers: {
+                    /** @description the entry's version, quoted (`"3"`): send it as If-Match */
+                    ETag?: string;
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    deleteTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description The entry's version as its ETag gives it (`"3"`, or bare `3`): the change is made only while the entry is at that version, else 412 version_mismatch and nothing changes. `*` or absent: any version. */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the revision */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Deleted (on a dry run: it would be) */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: day_locked, idempotency_in_flight, entry_too_old */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "day_locked" | "idempotency_in_flight" | "entry_too_old";
+                        /** @enum {integer} */
+                        code?: 2909 | 1409 | 2916;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    correctTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description The entry's version as its ETag gives it (`"3"`, or bare `3`): the change is made only while the entry is at that version, else 412 version_mismatch and nothing changes. `*` or absent: any version. */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["TimeEntryCorrection"];
+            };
+        };
+        responses: {
+            /** @description The entry after the correction */
+            200: {
+                headers: {
+                    /** @description the entry's version, quoted (`"3"`): send it as If-Match */
+                    ETag?: string;
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight, overlaps_existing_entry, entry_too_old */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight" | "overlaps_existing_entry" | "entry_too_old";
+                        /** @enum {integer} */
+                        code?: 2915 | 2909 | 1409 | 2908 | 2916;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listTimeEntryRevisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry's revisions, oldest first */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["TimeEntryRevision"][];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    approveTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description The entry's version as its ETag gives it (`"3"`, or bare `3`): the change is made only while the entry is at that version, else 412 version_mismatch and nothing changes. `*` or absent: any version. */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description a note kept with the revision */
+                    note?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The entry after the decision */
+            200: {
+                headers: {
+                    /** @description the entry's version, quoted (`"3"`): send it as If-Match */
+                    ETag?: string;
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 2915 | 2909 | 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    rejectTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description The entry's version as its ETag gives it (`"3"`, or bare `3`): the change is made only while the entry is at that version, else 412 version_mismatch and nothing changes. `*` or absent: any version. */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the revision */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The entry after the decision */
+            200: {
+                headers: {
+                    /** @description the entry's version, quoted (`"3"`): send it as If-Match */
+                    ETag?: string;
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 2915 | 2909 | 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    reopenTimeEntry: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+                /** @description The entry's version as its ETag gives it (`"3"`, or bare `3`): the change is made only while the entry is at that version, else 412 version_mismatch and nothing changes. `*` or absent: any version. */
+                "If-Match"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the revision */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The entry after the decision */
+            200: {
+                headers: {
+                    /** @description the entry's version, quoted (`"3"`): send it as If-Match */
+                    ETag?: string;
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TimeEntry"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled, own_entry */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled" | "own_entry";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403 | 2415;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 2915 | 2909 | 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: version_mismatch */
+            412: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "version_mismatch";
+                        /** @enum {integer} */
+                        code?: 1412;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listLockedPeriods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The closed periods */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: components["schemas"]["LockedPeriod"][];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    closePeriod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PeriodClosing"];
+            };
+        };
+        responses: {
+            /** @description Dry run: the period it would be; nothing stored */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockedPeriod"];
+                };
+            };
+            /** @description Closed */
+            201: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LockedPeriod"];
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    reopenPeriod: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description `true`: every check runs, nothing is stored, 200 with dryRun true. The server treats an absent header as a real write. */
+                "X-Service-Dry-Run"?: boolean;
+                /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description why: 1 to 500 characters, kept with the revision */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reopened (on a dry run: it would be) */
+            204: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, time_tracking_disabled */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "not_found";
+                        /** @enum {integer} */
+                        code?: 1405;
+                    };
+                };
+            };
+            /** @description Problem details; error: idempotency_in_flight */
+            409: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "idempotency_in_flight";
+                        /** @enum {integer} */
+                        code?: 1409;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed, idempotency_key_reused */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed" | "idempotency_key_reused";
+                        /** @enum {integer} */
+                        code?: 1800 | 1801;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
     listChanges: {
         parameters: {
             query?: {
@@ -3672,11 +6640,11 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones. */
+                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones. */
                             type: string;
                             /** Format: date-time */
                             occurredAt: string;
-                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), an attendance exception (`attendance.*`), an absence (`absence.*`). */
+                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), `{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`). */
                             data: unknown;
                         }[];
                         nextCursor: string | null;
@@ -4250,7 +7218,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
                     eventTypes: string[];
                     description?: string | null;
                 };
@@ -4876,7 +7844,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url?: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
                     eventTypes?: string[];
                     description?: string | null;
                     /**
@@ -9495,6 +12463,237 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["TimeEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeEntryUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "time_entry.updated";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["TimeEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeEntryDeletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "time_entry.deleted";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        id: string;
+                        employee: components["schemas"]["EmployeeRef"];
+                        /** Format: date */
+                        workDate: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    timeEntryReopenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "time_entry.reopened";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["TimeEntry"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    periodClosedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "period.closed";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["LockedPeriod"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    periodReopenedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "period.reopened";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["LockedPeriod"];
                 };
             };
         };

@@ -71,6 +71,16 @@ export type Timesheet = Schemas['Timesheet'];
  */
 export type TimesheetQuery = NonNullable<operations['listTimesheets']['parameters']['query']>;
 
+/** GET /time-entries/{id}/revisions: one revision of an entry (issue 30): who changed what, when and why. */
+export type TimeEntryRevision = Schemas['TimeEntryRevision'];
+/** Who made a change: an API key, a person, a device, the command line or the system. */
+export type Actor = Schemas['Actor'];
+/** PATCH /time-entries/{id} body: new times, breaks or note, and the reason. */
+export type TimeEntryCorrection = Schemas['TimeEntryCorrection'];
+/** A closed payroll period. */
+export type LockedPeriod = Schemas['LockedPeriod'];
+/** POST /locked-periods body: `from`, `to`, optionally `workplaceId`. */
+export type PeriodClosing = Schemas['PeriodClosing'];
 /** Issue 31: absence types, holidays, absences and leave balances. */
 export type AbsenceType = Schemas['AbsenceType'];
 export type Holiday = Schemas['Holiday'];
@@ -82,8 +92,6 @@ export type AbsenceResult = Schemas['AbsenceResult'];
 /** POST /absences body. */
 export type AbsenceInput = Schemas['AbsenceCreate'];
 export type AbsenceListQuery = NonNullable<operations['listAbsences']['parameters']['query']>;
-/** Who decided: the actor shape of revisions (`kind`, `id`, `name`). */
-export type Actor = Schemas['Actor'];
 export type LeaveBalances = Schemas['LeaveBalances'];
 export type LeaveBalance = Schemas['LeaveBalance'];
 export type LeaveBalanceQuery = NonNullable<operations['listLeaveBalances']['parameters']['query']>;

@@ -74,8 +74,9 @@ export async function api<T>(
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
+  extraHeaders: Record<string, string> = {},
 ): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json' };
+  const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (!SAFE_METHODS.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
   let response: Response;

@@ -6,6 +6,7 @@ import { consoleGuard } from '../http/plugins/console-session.js';
 import { apiKeyAdminRoutes } from '../modules/api-keys/admin.routes.js';
 import { auditAdminRoutes } from '../modules/audit/admin.routes.js';
 import { companyAdminRoutes } from '../modules/companies/admin.routes.js';
+import { correctionAdminRoutes } from '../modules/corrections/admin.routes.js';
 import { employeeAdminRoutes } from '../modules/employees/admin.routes.js';
 import { sessionRoutes } from '../modules/people/admin.routes.js';
 import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
@@ -38,6 +39,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(apiKeyAdminRoutes);
     await guarded.register(employeeAdminRoutes);
     await guarded.register(timeTrackingAdminRoutes);
+    await guarded.register(correctionAdminRoutes);
     await guarded.register(companyAdminRoutes);
     await guarded.register(auditAdminRoutes);
     await guarded.register(timesheetAdminRoutes);

@@ -22,6 +22,7 @@ import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
 import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
 import { exceptionsJobPlugin } from '../http/plugins/exceptions-job.js';
+import { autoClockOutPlugin } from '../http/plugins/auto-clock-out.js';
 import { ApiError, PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
 import { type Services } from '../http/services.js';
 import { validatorCompiler } from '../http/validation.js';
@@ -167,6 +168,7 @@ async function registerPlugins(app: Awaited<ReturnType<typeof buildApp>>) {
   await app.register(eventRetentionPlugin);
   await app.register(webhookDispatchPlugin);
   await app.register(exceptionsJobPlugin);
+  await app.register(autoClockOutPlugin);
   // Before any route: it describes the routes added after it.
   await app.register(openApiPlugin);
   await app.register(healthRoutes);

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { absencePublicRoutes } from '../modules/absences/public.routes.js';
 import { meRoutes, tokenRoutes } from '../modules/auth/public.routes.js';
+import { correctionRoutes } from '../modules/corrections/public.routes.js';
 import { employeeRoutes } from '../modules/employees/public.routes.js';
 import { changeFeedRoutes } from '../modules/events/public.routes.js';
 import { timeTrackingRoutes } from '../modules/time-tracking/public.routes.js';
@@ -14,6 +15,7 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(meRoutes);
   await app.register(employeeRoutes);
   await app.register(timeTrackingRoutes);
+  await app.register(correctionRoutes);
   await app.register(changeFeedRoutes);
   await app.register(timesheetRoutes);
   await app.register(webhookRoutes);

@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { registerLeaveCommands } from './commands/absences.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerCompanyCommands } from './commands/companies.js';
+import { registerCorrectionCommands } from './commands/corrections.js';
 import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
 import { registerKeyCommands } from './commands/keys.js';
@@ -25,6 +26,7 @@ function buildProgram(): Command {
   registerUserCommands(program);
   registerKeyCommands(program);
   registerTimeCommands(program);
+  registerCorrectionCommands(program);
   registerDemoCommand(program);
   registerBackupCommands(program);
   registerTransferCommands(program);

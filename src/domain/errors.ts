@@ -34,6 +34,11 @@ export const ERROR_CATALOGUE = {
     code: 2915,
     title: "The entry's status does not allow this change",
   },
+  entry_too_old: {
+    status: 409,
+    code: 2916,
+    title: 'The entry is older than 400 days; it can no longer be changed',
+  },
   version_mismatch: {
     status: 412,
     code: 1412,

@@ -26,6 +26,8 @@ export interface Config {
   readonly redisUrl: string | null;
   /** EVENT_RETENTION_DAYS: how long the change feed keeps events. */
   readonly eventRetentionDays: number;
+  /** AUTO_CLOCK_OUT_INTERVAL_MS: how often this instance closes sessions due for the automatic clock-out; 0: never. */
+  readonly autoClockOutIntervalMs: number;
   /** CONSOLE_SESSION_IDLE_MINUTES: a console session unused this long ends. */
   readonly consoleSessionIdleMinutes: number;
   /** CONSOLE_SESSION_MAX_HOURS: a console session ends this long after sign-in, however busy. */
@@ -186,6 +188,15 @@ function exceptionsJobConfig(env: NodeJS.ProcessEnv): Config['exceptionsJob'] {
   };
 }
 
+/** V1_SUNSET (and V1_DEPRECATION_LINK): the deprecation headers, or null. */
+function deprecationOf(env: NodeJS.ProcessEnv): Config['deprecation'] {
+  const sunset = env.V1_SUNSET?.trim() || null;
+  if (!sunset) return null;
+  const date = new Date(sunset);
+  if (Number.isNaN(date.getTime())) throw new ConfigError('V1_SUNSET must be a date or date-time');
+  return { sunset: date.toUTCString(), link: env.V1_DEPRECATION_LINK?.trim() || null };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const portRaw = env.PORT ?? '3000';
@@ -201,13 +212,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
-  const sunset = env.V1_SUNSET?.trim() || null;
-  let deprecation: Config['deprecation'] = null;
-  if (sunset) {
-    const date = new Date(sunset);
-    if (Number.isNaN(date.getTime())) throw new ConfigError('V1_SUNSET must be a date or date-time');
-    deprecation = { sunset: date.toUTCString(), link: env.V1_DEPRECATION_LINK?.trim() || null };
-  }
+  const deprecation = deprecationOf(env);
   return Object.freeze({
     databaseUrl,
     database: parseDatabaseUrl(databaseUrl),
@@ -237,6 +242,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     redisUrl: env.REDIS_URL?.trim() || null,
     eventRetentionDays: positiveInteger('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, 30),
+    autoClockOutIntervalMs: nonNegativeInteger(
+      'AUTO_CLOCK_OUT_INTERVAL_MS',
+      env.AUTO_CLOCK_OUT_INTERVAL_MS,
+      30_000,
+    ),
     consoleSessionIdleMinutes: positiveInteger(
       'CONSOLE_SESSION_IDLE_MINUTES',
       env.CONSOLE_SESSION_IDLE_MINUTES,

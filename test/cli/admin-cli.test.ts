@@ -24,6 +24,7 @@ const COMPANY_KEYS = [
   // Timesheet settings (issue 21).
   'workweekStart',
   'dailyOvertimeAfter',
+  'autoClockOutAfterHours',
   'workingTimeRules',
   // Attendance exceptions and report rounding (issue 33).
   'lateGraceMinutes',
@@ -39,6 +40,8 @@ const TIMESHEET_DEFAULTS = {
   noShowAfterMinutes: 30,
   rounding: 'none',
   roundingMinutes: 15,
+  // No automatic clock-out by default (issue 30).
+  autoClockOutAfterHours: null,
 };
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
@@ -85,6 +88,10 @@ const TIME_ENTRY_KEYS = [
   'source',
   'approvedAt',
   'createdAt',
+  // Issue 30.
+  'version',
+  'edited',
+  'autoClosed',
 ];
 const ALL_SCOPES = [
   'attendance.record',
@@ -94,6 +101,7 @@ const ALL_SCOPES = [
   'leave.read',
   'leave.manage',
   'shifts.manage',
+  'attendance.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -292,6 +300,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0005-company-settings',
           '0006-webhooks',
           '0008-planned-shifts',
+          '0007-corrections',
           '0010-absences',
           '0013-production',
         ],
@@ -837,6 +846,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         source: 'api',
         approvedAt: expect.stringMatching(ISO),
         createdAt: at,
+        version: 2,
+        edited: false,
+        autoClosed: false,
       });
       expectKeys(rejected, TIME_ENTRY_KEYS);
       expect(rejected).toMatchObject({ id: toReject.id, status: 'rejected', approvedAt: null });
@@ -866,6 +878,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       const keys = await jsonOn(jsonUrl, `key list --company ${demo.companyId}`);
       expect(keys.items.map((k: Json) => k.clientId)).toEqual([demo.clientId]);
       expect(keys.items[0].scopes).toEqual(ALL_SCOPES);
+      // Issue 30: the demo company closes a forgotten clock-out after 12 hours.
+      const company = await jsonOn(jsonUrl, `company update ${demo.companyId}`);
+      expect(company.autoClockOutAfterHours).toBe(12);
       expectOneErrorLine(await runOn(jsonUrl, ['demo', '--json']), ['demo'], /not empty/);
 
       expect(human).toMatchObject({ code: 0, stderr: '' });

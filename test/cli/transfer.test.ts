@@ -12,6 +12,8 @@ import { setEntitlement } from '../../src/modules/absences/leave.js';
 import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
 import { upsertShifts } from '../../src/modules/planned-shifts/batch.js';
 import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
+import { managerOfAdmin } from '../../src/modules/corrections/entry-access.js';
+import { closePeriod } from '../../src/modules/corrections/periods.js';
 
 const CLI = { type: 'cli' as const, id: null };
 
@@ -117,6 +119,12 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       // (not when midnight UTC, the company's day boundary, falls between the shift's start and the clock-in).
       const { detected } = await runExceptionsJob(source.ctx);
       expect(detected).toBeGreaterThanOrEqual(1);
+      const entryId = (JSON.parse(firstText) as { timeEntryId: string }).timeEntryId;
+      // Issue 30: a closed period and the entry's revision move too.
+      const manager = { ...managerOfAdmin(CLI_ACTOR, fixture.companyId), companyId: fixture.companyId };
+      await inTransaction(source.ctx, (tx, now) =>
+        closePeriod(tx, now, manager, { from: '2020-01-01', to: '2020-01-31' }, { dryRun: false }),
+      );
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -130,6 +138,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         `/api/public/v1/holidays?workplaceId=${fixture.workplaceId}&from=2030-12-01&to=2030-12-31`,
         '/api/public/v1/attendance-exceptions',
         `/api/public/v1/planned-shifts?from=${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}`,
+        `/api/public/v1/time-entries/${entryId}/revisions`,
+        '/api/public/v1/locked-periods',
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -154,6 +164,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         absences: 1,
         planned_shifts: 1,
         attendance_exceptions: detected,
+        time_entry_revisions: 1,
+        locked_periods: 1,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { confirmDay } from '../../src/modules/time-tracking/approval.js';
 import { createUser, issueUserToken } from '../../src/modules/people/users.js';
-import { inTransaction } from '../../src/modules/context.js';
+import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
+import { managerOfAdmin } from '../../src/modules/corrections/entry-access.js';
+import { closePeriod } from '../../src/modules/corrections/periods.js';
 import {
   approvedAbsence,
   type Json,
@@ -238,6 +240,33 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('absences on %s',
     expect((await t.api('POST', `/absences/${waiting.json.id}/reject`, { reason: 'locked' })).status).toBe(
       200,
     );
+  });
+
+  it("refuses days of a closed payroll period (issue 30), the company's or the workplace's, as locked", async () => {
+    const t = await tenant();
+    const [a, b] = t.employees as [string, string];
+    const waiting = await requestAbsence(t, a, 'vacation', '2026-07-27', '2026-07-28');
+    const approved = await approvedAbsence(t, b, 'vacation', '2026-07-29', '2026-07-30');
+    const companyId = t.fixture.companyId;
+    const manager = { ...managerOfAdmin(CLI_ACTOR, companyId), companyId };
+    await inTransaction(suite.server.ctx, (tx, now) =>
+      closePeriod(
+        tx,
+        now,
+        manager,
+        { from: '2026-07-27', to: '2026-07-31', workplaceId: t.fixture.workplaceId },
+        { dryRun: false },
+      ),
+    );
+    const locked = await refused(requestAbsence(t, a, 'sick', '2026-07-31', '2026-08-03'), 409, 'day_locked');
+    expect(locked.detail).toMatch(/period 2026-07-27 to 2026-07-31 is closed/);
+    await refused(t.api('POST', `/absences/${waiting.json.id}/approve`), 409, 'day_locked');
+    await refused(t.api('POST', `/absences/${approved.id}/cancel`, { reason: 'closed' }), 409, 'day_locked');
+    // Withdrawing a request changes no day's figures: allowed; days after the period are open.
+    expect((await t.api('POST', `/absences/${waiting.json.id}/cancel`, { reason: 'moved' })).status).toBe(
+      200,
+    );
+    expect((await requestAbsence(t, a, 'sick', '2026-08-03', '2026-08-03')).status).toBe(201);
   });
 
   it('answers If-Match, dry runs and Idempotency-Key as for entries', async () => {

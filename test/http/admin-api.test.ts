@@ -124,6 +124,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'POST /api/admin/v1/planned-shifts/copy-week',
           'POST /api/admin/v1/planned-shifts/publish',
           'GET /api/admin/v1/attendance/now',
+          // Corrections (issue 30).
+          'GET /api/admin/v1/time-entries/{id}',
+          'GET /api/admin/v1/time-entries/{id}/revisions',
+          'PATCH /api/admin/v1/time-entries/{id}',
+          'DELETE /api/admin/v1/time-entries/{id}',
+          'POST /api/admin/v1/time-entries/{id}/reopen',
+          'POST /api/admin/v1/time-entries',
+          'GET /api/admin/v1/locked-periods',
+          'POST /api/admin/v1/locked-periods',
+          'DELETE /api/admin/v1/locked-periods/{id}',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([
@@ -410,7 +420,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         200,
       );
       expect(again.results.map((r) => [r.status, r.problem?.error])).toEqual([
-        [409, 'business_rule_violation'],
+        // Issue 30: the catalogue's error for a status that does not allow the decision.
+        [409, 'invalid_status_transition'],
         [404, 'not_found'],
       ]);
     });
@@ -525,6 +536,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         noShowAfterMinutes: 30,
         rounding: 'none',
         roundingMinutes: 15,
+        autoClockOutAfterHours: null,
       });
       await expectProblem(
         await reader.request('/company', { method: 'PATCH', json: { timeTracking: false } }),

@@ -649,9 +649,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('authentication o
       expect(me.id).toBe(fixture.adminId);
       expect(me.publicId).toBeNull();
       expect(me.companyId).toBe(fixture.companyId);
-      // attendance.reports: a read too, since the timesheets issue (21); leave.read and leave.manage
-      // (issue 31) when the person holds their permissions (a super admin does).
+      // attendance.reports: a read too, since the timesheets issue (21); attendance.manage for a
+      // person holding 91, since the corrections issue (30); leave.read and leave.manage for a person
+      // holding 72 and 96 (issue 31); a super admin holds them all.
       expect((me.scopes as Json[]).map((s) => s.id).sort()).toEqual([
+        'attendance.manage',
         'attendance.read',
         'attendance.reports',
         'employees.read',

@@ -57,6 +57,17 @@ const ALL_OPERATIONS = [
   'DELETE /api/public/v1/planned-shifts/{id}',
   'POST /api/public/v1/planned-shifts/publish',
   'GET /api/public/v1/attendance-exceptions',
+  // Added within v1 by the corrections issue (30).
+  'GET /api/public/v1/time-entries/{id}',
+  'GET /api/public/v1/time-entries/{id}/revisions',
+  'POST /api/public/v1/time-entries/{id}/approve',
+  'POST /api/public/v1/time-entries/{id}/reject',
+  'POST /api/public/v1/time-entries/{id}/reopen',
+  'PATCH /api/public/v1/time-entries/{id}',
+  'DELETE /api/public/v1/time-entries/{id}',
+  'POST /api/public/v1/locked-periods',
+  'GET /api/public/v1/locked-periods',
+  'DELETE /api/public/v1/locked-periods/{id}',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -210,6 +221,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'leave.manage',
           'shifts.manage',
           'webhooks.manage',
+          'attendance.manage',
         ].sort(),
       );
       expect(operation(fullDocument, 'POST /api/public/v1/webhooks').security).toEqual([
@@ -235,6 +247,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           // Planned shifts (issue 33).
           'attendance.exception_detected',
           'attendance.exception_resolved',
+          'time_entry.updated',
+          'time_entry.deleted',
+          'time_entry.reopened',
+          'period.closed',
+          'period.reopened',
           'ping',
         ].sort(),
       );
@@ -534,6 +551,43 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             }),
           'GET /api/public/v1/attendance-exceptions': () =>
             server.request(`${V1}/attendance-exceptions`, { token }),
+          // Corrections (issue 30): an unknown entry or period (404), or a body refused (422).
+          'GET /api/public/v1/time-entries/{id}': () =>
+            server.request(`${V1}/time-entries/${unknownId}`, { token }),
+          'GET /api/public/v1/time-entries/{id}/revisions': () =>
+            server.request(`${V1}/time-entries/${unknownId}/revisions`, { token }),
+          ...Object.fromEntries(
+            ['approve', 'reject', 'reopen'].map((decision) => [
+              `POST /api/public/v1/time-entries/{id}/${decision}`,
+              () =>
+                server.request(`${V1}/time-entries/${unknownId}/${decision}`, {
+                  method: 'POST',
+                  token,
+                  json: { reason: 'r' },
+                }),
+            ]),
+          ),
+          'PATCH /api/public/v1/time-entries/{id}': () =>
+            server.request(`${V1}/time-entries/${unknownId}`, {
+              method: 'PATCH',
+              token,
+              json: { note: 'n', reason: 'r' },
+            }),
+          'DELETE /api/public/v1/time-entries/{id}': () =>
+            server.request(`${V1}/time-entries/${unknownId}`, {
+              method: 'DELETE',
+              token,
+              json: { reason: 'r' },
+            }),
+          'POST /api/public/v1/locked-periods': () =>
+            server.request(`${V1}/locked-periods`, { method: 'POST', token, json: { from: 'x' } }),
+          'GET /api/public/v1/locked-periods': () => server.request(`${V1}/locked-periods`, { token }),
+          'DELETE /api/public/v1/locked-periods/{id}': () =>
+            server.request(`${V1}/locked-periods/${unknownId}`, {
+              method: 'DELETE',
+              token,
+              json: { reason: 'r' },
+            }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -553,6 +607,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['attendance.reports'],
         ['webhooks.manage'],
         ['shifts.manage'],
+        ['attendance.manage'],
       ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
         const token = await keyWithScopes(scopes);
         const response = await server.request(`${V1}/openapi.json`, { token });
@@ -590,6 +645,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'GET /api/public/v1/time-clock/status',
             'GET /api/public/v1/planned-shifts',
             'GET /api/public/v1/attendance-exceptions',
+            'GET /api/public/v1/time-entries/{id}',
+            'GET /api/public/v1/time-entries/{id}/revisions',
+            'GET /api/public/v1/locked-periods',
           ].sort(),
         );
         for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {

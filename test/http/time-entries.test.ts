@@ -34,6 +34,10 @@ const LIST_ITEM_KEYS = [
   'status',
   'totalHours',
   'workDate',
+  // Issue 30.
+  'version',
+  'edited',
+  'autoClosed',
 ].sort();
 
 describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on %s', (_name, dialect) => {
@@ -475,6 +479,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           source: 'api_shift',
           approvedAt: null,
           createdAt: iso(T0),
+          version: 1,
+          edited: false,
+          autoClosed: false,
         },
         {
           id: open.body.timeEntryId,
@@ -489,6 +496,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           source: 'time_clock',
           approvedAt: null,
           createdAt: iso(T0 + 5 * MINUTE),
+          version: 1,
+          edited: false,
+          autoClosed: false,
           breaks: [],
         },
       ]);

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inTransaction } from '../../src/modules/context.js';
 import { EVENT_TYPES } from '../../src/modules/events/service.js';
+import { CLI_ACTOR } from '../../src/modules/context.js';
+import { correctEntry } from '../../src/modules/corrections/correct.js';
+import { decideOnEntry } from '../../src/modules/corrections/decisions.js';
+import { deleteTimeEntry } from '../../src/modules/corrections/delete.js';
+import { managerOfAdmin } from '../../src/modules/corrections/entry-access.js';
+import { closePeriod, reopenPeriod } from '../../src/modules/corrections/periods.js';
 import { endpointsBehind } from '../../src/modules/webhooks/dispatch-queries.js';
 import { insertDeliveries } from '../../src/modules/webhooks/queries.js';
 import { expectProblem, secondKey } from '../support/api.js';
@@ -256,10 +262,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     );
     await inTransaction(server.ctx, (tx, at) => updateEmployee(tx, at, hired!.id, { firstName: 'Hook' }));
     await inTransaction(server.ctx, (tx, at) => deleteEmployee(tx, at, hired!.id));
+    // Issue 30: a reopened entry, a correction, a deletion, a period closed and reopened.
+    const manager = managerOfAdmin(CLI_ACTOR, fixture.companyId);
+    const change = { ifMatch: null, dryRun: false };
+    await inTransaction(server.ctx, (tx, at) =>
+      decideOnEntry(tx, at, manager, { entryId: shiftId, decision: 'reopen', reason: 'recheck', ...change }),
+    );
+    await inTransaction(server.ctx, (tx, at) =>
+      correctEntry(tx, at, manager, {
+        entryId: shiftId,
+        body: { note: 'checked', reason: 'note' },
+        ...change,
+      }),
+    );
+    await inTransaction(server.ctx, (tx, at) =>
+      deleteTimeEntry(tx, at, manager, { entryId: shiftId, reason: 'duplicate', ...change }),
+    );
+    const period = await inTransaction(server.ctx, (tx, at) =>
+      closePeriod(
+        tx,
+        at,
+        { ...manager, companyId: fixture.companyId },
+        { from: '2020-01-01', to: '2020-01-31' },
+        { dryRun: false },
+      ),
+    );
+    await inTransaction(server.ctx, (tx, at) =>
+      reopenPeriod(tx, at, manager, { periodId: period.id, reason: 'late' }, { dryRun: false }),
+    );
 
-    const received = await r.waitFor((got) => got.length >= 11);
+    const received = await r.waitFor((got) => got.length >= 16);
     await new Promise((resolve) => setTimeout(resolve, 400));
-    expect(r.received).toHaveLength(11);
+    expect(r.received).toHaveLength(16);
     verifiedAll(received);
     // absence.* events need leave.read, which this key lacks (test/http/absences.test.ts delivers them);
     // attendance.* come from the exceptions job: delivered in test/http/attendance-exceptions.test.ts.
@@ -271,7 +305,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
       await server.request('/api/public/v1/changes?limit=100&start=oldest', { token })
     ).json()) as { items: { id: string; type: string; occurredAt: string; data: unknown }[] };
     const events = feed.items.slice(fixture.employees.length);
-    expect(events).toHaveLength(11);
+    expect(events).toHaveLength(16);
     const byId = new Map(received.map((d) => [d.id, d]));
     for (const event of events) {
       const delivery = byId.get(event.id);

@@ -60,7 +60,7 @@ export interface Reply {
 export async function call(
   server: Pick<TestServer, 'request'>,
   token: string,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
   path: string,
   json?: unknown,
   headers: Record<string, string> = {},

@@ -111,6 +111,7 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   unconfirmed: { label: 'Not confirmed', icon: '○', tone: 'neutral' },
   working: { label: 'Working', icon: '●', tone: 'ok' },
   on_break: { label: 'On a break', icon: '‖', tone: 'pending' },
+  needs_correction: { label: 'Needs correction', icon: '⚠', tone: 'bad' },
   inactive: { label: 'Inactive', icon: '○', tone: 'neutral' },
   on_leave: { label: 'On leave', icon: '○', tone: 'neutral' },
   suspended: { label: 'Suspended', icon: '✕', tone: 'bad' },
@@ -119,6 +120,11 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   delivered: { label: 'Delivered', icon: '✓', tone: 'ok' },
   failed: { label: 'Failed', icon: '✕', tone: 'bad' },
 };
+
+/** A status in words ("Pending" for pending_approval); an unknown one as it is. */
+export function statusLabel(status: string): string {
+  return STATUS_LABELS[status]?.label ?? status;
+}
 
 /** A status as words with a symbol: colour only repeats what the text says. */
 export function StatusBadge(props: { status: string }) {
@@ -202,5 +208,35 @@ export function FilterCard(props: { headingId: string; heading: string; children
       </h2>
       {props.children}
     </section>
+  );
+}
+
+/**
+ * A modal that only shows something (an entry's history): one Close button, Escape closes it too,
+ * the focus inside it; the opener takes the focus back (its caller's job, as for ConfirmDialog).
+ */
+export function InfoDialog(props: { title: string; children: ComponentChildren; onClose: () => void }) {
+  const ref = useRef<HTMLDialogElement>(null);
+  const titleId = useId();
+  useEffect(() => {
+    if (ref.current && !ref.current.open) ref.current.showModal();
+  }, []);
+  return (
+    <dialog
+      ref={ref}
+      aria-labelledby={titleId}
+      onCancel={(event) => {
+        event.preventDefault();
+        props.onClose();
+      }}
+    >
+      <h2 id={titleId}>{props.title}</h2>
+      {props.children}
+      <div class="actions">
+        <button type="button" class="primary" onClick={props.onClose}>
+          Close
+        </button>
+      </div>
+    </dialog>
   );
 }

@@ -12,7 +12,8 @@ function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
   return (
     `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}, ` +
     `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}, ` +
-    `late grace ${c.lateGraceMinutes} min, no-show after ${c.noShowAfterMinutes} min, rounding ${c.rounding === 'none' ? 'none' : `${c.rounding} ${c.roundingMinutes} min`}`
+    `late grace ${c.lateGraceMinutes} min, no-show after ${c.noShowAfterMinutes} min, rounding ${c.rounding === 'none' ? 'none' : `${c.rounding} ${c.roundingMinutes} min`}, ` +
+    `automatic clock-out ${c.autoClockOutAfterHours === null ? 'none' : `after ${c.autoClockOutAfterHours} h`}`
   );
 }
 
@@ -79,7 +80,7 @@ export function registerCompanyCommands(program: Command): void {
   );
 }
 
-/** `company update ID [--name …] [--late-grace M --no-show-after M --rounding … --rounding-minutes N] …`. */
+/** `company update ID [--name …] [--late-grace M --no-show-after M --rounding … --rounding-minutes N] [--auto-clock-out-after H|none] …`. */
 function companyUpdateCommand(company: Command): void {
   admin(
     company
@@ -105,7 +106,11 @@ function companyUpdateCommand(company: Command): void {
         'attendance exceptions: minutes after a shift start without a clock-in before no_show (default 30)',
       )
       .option('--rounding <none|nearest|up|down>', 'rounding of worked time in reports only (default none)')
-      .option('--rounding-minutes <1-30>', 'the rounding grid in minutes (default 15)'),
+      .option('--rounding-minutes <1-30>', 'the rounding grid in minutes (default 15)')
+      .option(
+        '--auto-clock-out-after <hours|none>',
+        'close open sessions this many hours (1-23) after their start, or none',
+      ),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, (tx, now) =>
         updateCompany(tx, now, id!, {
@@ -120,6 +125,7 @@ function companyUpdateCommand(company: Command): void {
           noShowAfter: noShowAfterFlag(f),
           rounding: f.rounding,
           roundingMinutes: f.roundingMinutes,
+          autoClockOutAfter: f.autoClockOutAfter,
         }),
       ),
     describeCompany,

@@ -21,7 +21,8 @@ const PURGE_INTERVAL_MS = 10 * 60_000;
 
 /** What a write answers when it succeeds: its status and body (a 4xx is thrown as an ApiError). */
 export interface WriteOutcome<B = unknown> {
-  status: 200 | 201;
+  /** 204: no body (a deletion). */
+  status: 200 | 201 | 204;
   body: B;
 }
 
@@ -63,7 +64,8 @@ export async function idempotentWrite<B>(
       if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
       // The write: e.g. recordClockEvent(tx, …).
       const outcome = await write(tx, { detectDuplicates: false });
-      const body = String(reply.code(outcome.status).serialize(outcome.body));
+      reply.code(outcome.status);
+      const body = outcome.status === 204 ? '' : String(reply.serialize(outcome.body));
       await storeOutcome(tx, scope, { status: outcome.status, body }, at);
       return { status: outcome.status, body, replayed: false };
     });

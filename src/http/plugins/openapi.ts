@@ -39,6 +39,13 @@ import {
   PlannedShiftInputSchema,
   PlannedShiftSchema,
 } from '../../modules/planned-shifts/schemas.js';
+import {
+  ActorSchema,
+  ClosePeriodBodySchema,
+  CorrectionBodySchema,
+  LockedPeriodSchema,
+  RevisionSchema,
+} from '../../modules/corrections/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 
 const OAUTH2 = 'oauth2';
@@ -170,6 +177,12 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   PlannedShiftBatch: PlannedShiftBatchBodySchema,
   PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
   AttendanceException: AttendanceExceptionSchema,
+  // Corrections (issue 30).
+  TimeEntryCorrection: CorrectionBodySchema,
+  TimeEntryRevision: RevisionSchema,
+  Actor: ActorSchema,
+  LockedPeriod: LockedPeriodSchema,
+  PeriodClosing: ClosePeriodBodySchema,
   ...ABSENCE_NAMED_SCHEMAS,
 };
 
@@ -235,6 +248,11 @@ function finishDocument(document: Json): Json {
   for (const pathItem of Object.values<Json>(document.paths ?? {})) {
     for (const operation of Object.values<Json>(pathItem)) {
       const isToken = operation.operationId === 'issueToken';
+      // A body that may be left out (an approval's note): Fastify's description always requires one.
+      if (operation['x-optional-body'] === true) {
+        operation.requestBody.required = false;
+        delete operation['x-optional-body'];
+      }
       const isWrite = (operation.parameters ?? []).some((p: Json) => p.name === 'idempotency-key');
       for (const parameter of operation.parameters ?? []) {
         if (parameter.in === 'header' && HEADER_NAMES[parameter.name])

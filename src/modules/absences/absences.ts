@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import { daysBetween, isValidDate, todayIn } from '../../domain/time-zone.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
+import { findClosedPeriod } from '../corrections/queries/day-locks.js';
 import type { AppContext } from '../context.js';
 import { resolveEmployee } from '../employees/service.js';
 import { invalidCursor, type Page } from '../../shared/pages.js';
@@ -66,18 +67,24 @@ export function resultOf(
 
 /**
  * Refuses (409 day_locked) a change to what an employee's days from `from` to `to` count when one
- * of them is locked: a day the employee confirmed. The one place to ask, so that closed periods
- * (issue 30) are checked here too once they exist.
+ * of them is locked: a day the employee confirmed, or a day of a closed payroll period of the company
+ * or of the employee's workplace (issue 30).
  */
 export async function assertDaysOpen(
   db: Executor,
-  _companyId: string,
+  companyId: string,
   employee: Pick<LeaveEmployeeRow, 'id' | 'workplace_id'>,
   from: string,
   to: string,
 ): Promise<void> {
   const locked = await firstLockedDay(db, employee.id, from, to);
   if (locked !== null) throw new ApiError('day_locked', `${locked} is confirmed (locked) for this employee`);
+  const period = await findClosedPeriod(db, { companyId, workplaceId: employee.workplace_id, from, to });
+  if (period)
+    throw new ApiError(
+      'day_locked',
+      `the period ${period.from_date} to ${period.to_date} is closed (locked period ${period.id}); reopen it to change its days`,
+    );
 }
 
 /** Whether two absences of one employee overlap: their ranges meet, unless they are the two halves of one day. */

@@ -6,7 +6,8 @@ import type { Actor } from '../context.js';
 import type { ConsolePerson } from '../people/person.js';
 import { findWorkplaceRow } from './calendar.queries.js';
 import { companyOfAbsence, companyOfEmployee, companyZone, keyNameOf, personOf } from './queries.js';
-import type { ChangeActor, StoredActor } from './schemas.js';
+import { actorOfAdmin, actorOfPrincipal } from '../corrections/revisions.js';
+import type { ChangeActor } from '../corrections/schemas.js';
 
 /*
  * Who asks (issue 31): an API key, a person (their own token, or the console), or the operator at the
@@ -14,24 +15,9 @@ import type { ChangeActor, StoredActor } from './schemas.js';
  * employee the person is (a person may not decide on their own absences) and the company's zone (for
  * "today").
  *
- * RevisionActor, actorOfPrincipal and actorOfAdmin are the corrections room's (issue 30,
- * modules/corrections/revisions.ts), copied verbatim until that room lands; then they are imported
- * from there.
+ * The actor shape is the corrections room's (issue 30): actorOfPrincipal and actorOfAdmin of
+ * modules/corrections/revisions.ts, the published `{kind, id, name}` of its schemas.ts.
  */
-
-/** Who made a change, as stored; its name is read with the revisions (schemas.ts, StoredActor). */
-export type RevisionActor = StoredActor;
-
-/** The actor of a token (an API key, or a person's own token). */
-export function actorOfPrincipal(principal: { kind: 'api_key' | 'user'; id: string }): RevisionActor {
-  return { kind: principal.kind === 'user' ? 'person' : 'api_key', id: principal.id };
-}
-
-/** The actor of an admin operation (the CLI, or a person in the console). */
-export function actorOfAdmin(actor: Actor): RevisionActor {
-  if (actor.type === 'cli') return { kind: 'cli', id: null };
-  return { kind: actor.type === 'user' ? 'person' : 'api_key', id: actor.id };
-}
 
 export interface LeaveCaller {
   companyId: string;

@@ -12,6 +12,7 @@ import {
   StringEnum,
   WriteHeadersSchema,
 } from '../../http/schemas/common.js';
+import { ActorSchema } from '../corrections/schemas.js';
 import { EmployeeRefSchema, EmployeeSelectorSchema } from '../employees/schemas.js';
 
 /*
@@ -32,38 +33,6 @@ export type HolidayPortion = (typeof HOLIDAY_PORTIONS)[number];
 /** `MM-DD`: the last day carried-over days may be used. */
 export const MONTH_DAY = '^(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])$';
 export const TYPE_CODE = '^[a-z][a-z0-9_-]{0,31}$';
-
-/*
- * The actor shape of the corrections issue (30), copied verbatim from its room
- * (modules/corrections/schemas.ts: ACTOR_KINDS, ActorKind, ActorSchema, ChangeActor, StoredActor) until
- * that room lands; then these go and the absences room imports them from there.
- */
-
-/** Who may act on a record; an open list in the published description (`kind` may grow). */
-export const ACTOR_KINDS = ['api_key', 'person', 'device', 'cli', 'system'] as const;
-export type ActorKind = (typeof ACTOR_KINDS)[number];
-
-export const ActorSchema = Type.Object(
-  {
-    kind: Type.Unsafe<ActorKind>({
-      type: 'string',
-      description: 'api_key, person, device, cli or system; may grow',
-    }),
-    id: NullableOut(
-      Type.String({ description: "the key's, person's or device's id; null for cli and system" }),
-    ),
-    name: NullableOut(
-      Type.String({ description: "a key's name, a person's email, `command line`, `automatic clock-out`" }),
-    ),
-  },
-  { description: 'Who made a change' },
-);
-
-/** The actor as published: `{kind, id, name}`. */
-export type ChangeActor = Static<typeof ActorSchema>;
-
-/** The actor as stored beside a change (`kind`, `id`); its name is read with it (revisions.ts, actorView). */
-export type StoredActor = Pick<ChangeActor, 'kind' | 'id'>;
 
 export const AbsenceTypeSchema = Type.Object({
   id: Guid,
@@ -250,14 +219,16 @@ export const LeaveBalancesSchema = Type.Object({
   items: Type.Array(LeaveBalanceSchema, { description: 'one per type that deducts from the balance' }),
 });
 
-/** Published under these names in the description's components (http/plugins/openapi.ts). */
+/**
+ * Published under these names in the description's components (http/plugins/openapi.ts); `decidedBy`
+ * is the corrections room's `Actor`, named there.
+ */
 export const ABSENCE_NAMED_SCHEMAS: Record<string, unknown> = {
   Absence: AbsenceSchema,
   AbsenceResult: AbsenceResultSchema,
   AbsencePage: AbsencePageSchema,
   AbsenceCreate: AbsenceCreateSchema,
   AbsenceType: AbsenceTypeSchema,
-  Actor: ActorSchema,
   Holiday: HolidaySchema,
   LeaveBalance: LeaveBalanceSchema,
   LeaveBalances: LeaveBalancesSchema,

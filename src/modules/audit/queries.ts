@@ -5,7 +5,7 @@ import { prepareQuery } from '../../platform/db/prepared.js';
 
 export interface AuditEntry {
   companyId: string | null;
-  actorType: 'api_key' | 'user' | 'cli';
+  actorType: 'api_key' | 'user' | 'cli' | 'system';
   actorId: string | null;
   action: string;
   targetType: string | null;

@@ -6,7 +6,10 @@ import { DateString, DateTimeString, Guid, NullableOut } from '../../http/schema
 export const AuditQuerySchema = Type.Object(
   {
     actorType: Type.Optional(
-      Type.Unsafe<'user' | 'api_key' | 'cli'>({ type: 'string', enum: ['user', 'api_key', 'cli'] }),
+      Type.Unsafe<'user' | 'api_key' | 'cli' | 'system'>({
+        type: 'string',
+        enum: ['user', 'api_key', 'cli', 'system'],
+      }),
     ),
     actorId: Type.Optional(Guid),
     action: Type.Optional(
@@ -30,7 +33,10 @@ export const AuditPageSchema = Type.Object({
       id: Guid,
       at: DateTimeString,
       actor: Type.Object({
-        type: Type.String({ enum: ['user', 'api_key', 'cli'] }),
+        type: Type.String({
+          enum: ['user', 'api_key', 'cli', 'system'],
+          description: 'system: the automatic clock-out (issue 30)',
+        }),
         id: NullableOut(Type.String()),
         name: NullableOut(Type.String({ description: "the person's email or the key's name" })),
       }),

@@ -28,7 +28,7 @@ export async function listAuditLog(
   cursors: CursorCodec,
   person: ConsolePerson,
   query: {
-    actorType?: 'user' | 'api_key' | 'cli';
+    actorType?: 'user' | 'api_key' | 'cli' | 'system';
     actorId?: string;
     action?: string;
     from?: string;
@@ -76,7 +76,7 @@ export async function listAuditLog(
       id: row.id,
       at: row.created_at,
       actor: {
-        type: row.actor_type as 'user' | 'api_key' | 'cli',
+        type: row.actor_type as 'user' | 'api_key' | 'cli' | 'system',
         id: row.actor_id,
         name: row.actor_type === 'user' ? row.user_email : row.actor_type === 'api_key' ? row.key_name : null,
       },

@@ -13,6 +13,12 @@ export const SCOPES = [
   // Planned shifts (issue 33).
   { id: 'shifts.manage', permission: 97, label: 'Write, delete and publish planned shifts', kind: 'human' },
   {
+    id: 'attendance.manage',
+    permission: 91,
+    label: 'Approve, reject, reopen, correct and delete time entries; close and reopen periods',
+    kind: 'human',
+  },
+  {
     id: 'leave.manage',
     permission: 96,
     label: 'Request, approve, reject and cancel absences',
@@ -35,21 +41,25 @@ export const PERMISSION_DECIDE_ENTRIES = 91;
 export const PERMISSION_MANAGE_EMPLOYEES = 92;
 export const PERMISSION_MANAGE_COMPANY = 93;
 export const KNOWN_PERMISSIONS: readonly number[] = [
-  ...SCOPES.map((s) => s.permission),
-  PERMISSION_MANAGE_KEYS,
-  PERMISSION_DECIDE_ENTRIES,
-  PERMISSION_MANAGE_EMPLOYEES,
-  PERMISSION_MANAGE_COMPANY,
+  ...new Set([
+    ...SCOPES.map((s) => s.permission),
+    PERMISSION_MANAGE_KEYS,
+    PERMISSION_DECIDE_ENTRIES,
+    PERMISSION_MANAGE_EMPLOYEES,
+    PERMISSION_MANAGE_COMPANY,
+  ]),
 ];
 /**
- * Scopes a person's own session token may use: the read operations (spec, Authentication rule 1) and
- * leave.manage (issue 31) when the person holds its permission.
+ * Scopes a person's own session token may use: the read operations (spec, Authentication rule 1) and,
+ * for a person holding 91, attendance.manage, for a person holding 96, leave.manage (operating
+ * contract, next round; issues 30 and 31).
  */
-const PERSON_READ_SCOPES: readonly ScopeId[] = [
+const PERSON_SCOPES: readonly ScopeId[] = [
   'attendance.read',
   'employees.read',
   'attendance.reports',
   'leave.read',
+  'attendance.manage',
   'leave.manage',
 ];
 
@@ -87,7 +97,7 @@ export function mayManageKeys(grantor: Grantor): boolean {
 }
 
 export function personScopes(person: Grantor): ScopeId[] {
-  return PERSON_READ_SCOPES.filter(
+  return PERSON_SCOPES.filter(
     (s) => person.superAdmin || person.permissions.includes(scopeInfo(s).permission),
   );
 }

@@ -24,6 +24,9 @@ export const AdminCompanySchema = Type.Object({
   }),
   rounding: Type.String({ description: 'rounding of worked time in reports only: none, nearest, up, down' }),
   roundingMinutes: Type.Integer({ description: 'the rounding grid in minutes' }),
+  autoClockOutAfterHours: NullableOut(
+    Type.Integer({ description: 'open sessions are closed this many hours after their start; null: never' }),
+  ),
 });
 
 export const UpdateCompanyBodySchema = Type.Object(
@@ -50,6 +53,9 @@ export const UpdateCompanyBodySchema = Type.Object(
     noShowAfterMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
     rounding: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['none', 'nearest', 'up', 'down'] })),
     roundingMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
+    autoClockOutAfterHours: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1, maximum: 23 }), Type.Null()]),
+    ),
   },
   { additionalProperties: false },
 );

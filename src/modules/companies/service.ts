@@ -31,6 +31,8 @@ const TIMESHEET_DEFAULTS = {
   working_time_rules: 'none',
   // Attendance exceptions and report rounding (issue 33).
   ...ATTENDANCE_DEFAULTS,
+  // Issue 30: no automatic clock-out unless the company asks for one (v1 stays exact).
+  auto_clock_out_after_hours: null,
 };
 
 function requireWeekday(value: string): string {
@@ -45,6 +47,14 @@ export function requireDailyThreshold(value: string): number | null {
   if (!/^\d{1,2}(\.\d{1,2})?$/.test(value) || hours > 24)
     throw invalid('daily overtime threshold must be a number of hours from 0 to 24, or none');
   return Math.round(hours * 3600);
+}
+
+/** The automatic clock-out (issue 30): a whole number of hours from 1 to 23, or none. */
+export function requireAutoClockOutAfter(value: string): number | null {
+  if (value === 'none') return null;
+  if (!/^\d{1,2}$/.test(value) || Number(value) < 1 || Number(value) > 23)
+    throw invalid('automatic clock-out must be a whole number of hours from 1 to 23, or none');
+  return Number(value);
 }
 
 function requireRulePack(value: string): string {
@@ -108,6 +118,7 @@ export async function updateCompany(
     noShowAfter?: string;
     rounding?: string;
     roundingMinutes?: string;
+    autoClockOutAfter?: string;
   },
   actor?: Actor,
 ) {
@@ -123,6 +134,8 @@ export async function updateCompany(
     patch.daily_overtime_after_seconds = requireDailyThreshold(input.dailyOvertimeAfter);
   if (input.workingTimeRules !== undefined)
     patch.working_time_rules = requireRulePack(input.workingTimeRules);
+  if (input.autoClockOutAfter !== undefined)
+    patch.auto_clock_out_after_hours = requireAutoClockOutAfter(input.autoClockOutAfter);
   const at = new Date(now).toISOString();
   const company = await requireCompany(tx, companyId);
   if (Object.keys(patch).length > 0) {
@@ -201,6 +214,8 @@ export function companyView(row: CompanyRow) {
     workingTimeRules: row.working_time_rules,
     // Attendance exceptions and report rounding (issue 33).
     ...attendanceSettingsView(row),
+    // Issue 30: open sessions are closed this many hours after their start; null: never.
+    autoClockOutAfterHours: row.auto_clock_out_after_hours,
   };
 }
 
@@ -217,6 +232,7 @@ function companyOf(view: {
   noShowAfterMinutes: number;
   rounding: string;
   roundingMinutes: number;
+  autoClockOutAfterHours: number | null;
 }) {
   return {
     id: view.id,
@@ -231,6 +247,7 @@ function companyOf(view: {
     noShowAfterMinutes: view.noShowAfterMinutes,
     rounding: view.rounding,
     roundingMinutes: view.roundingMinutes,
+    autoClockOutAfterHours: view.autoClockOutAfterHours,
   };
 }
 
@@ -247,6 +264,7 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
     ...attendanceSettingsView(row),
+    autoClockOutAfterHours: row.auto_clock_out_after_hours,
   };
 }
 
@@ -265,6 +283,7 @@ export function changeCompany(
     noShowAfterMinutes?: number;
     rounding?: string;
     roundingMinutes?: number;
+    autoClockOutAfterHours?: number | null;
   },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
@@ -292,6 +311,12 @@ export function changeCompany(
             : {}),
           ...(body.workingTimeRules !== undefined ? { workingTimeRules: body.workingTimeRules } : {}),
           ...attendanceSettingsInput(body),
+          ...(body.autoClockOutAfterHours !== undefined
+            ? {
+                autoClockOutAfter:
+                  body.autoClockOutAfterHours === null ? 'none' : String(body.autoClockOutAfterHours),
+              }
+            : {}),
         },
         actorOf(person),
       ),

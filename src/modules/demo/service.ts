@@ -2,7 +2,7 @@ import { seedDemoLeave } from '../absences/demo.js';
 import { ApiError } from '../../domain/errors.js';
 import { createApiKey } from '../api-keys/service.js';
 import { SCOPE_IDS } from '../auth/scopes.js';
-import { createCompany, createSchedule, createWorkplace } from '../companies/service.js';
+import { createCompany, createSchedule, createWorkplace, updateCompany } from '../companies/service.js';
 import { type AppContext } from '../context.js';
 import { createEmployee } from '../employees/changes.js';
 import { createUser } from '../people/users.js';
@@ -27,7 +27,9 @@ export async function seedDemo(ctx: AppContext, baseUrl: string) {
 async function seedDemoIn(tx: Tx, now: number, baseUrl: string) {
   if (!(await databaseIsEmpty(tx)))
     throw new ApiError('validation_failed', 'the database is not empty; demo only seeds an empty one');
-  const company = await createCompany(tx, now, { name: 'Demo Company', timeZone: 'Europe/Berlin' });
+  const created = await createCompany(tx, now, { name: 'Demo Company', timeZone: 'Europe/Berlin' });
+  // A forgotten clock-out is closed 12 hours after the clock-in (issue 30).
+  const company = await updateCompany(tx, now, created.id, { autoClockOutAfter: '12' });
   const workplace = await createWorkplace(tx, now, {
     companyId: company.id,
     name: 'Head office',

@@ -31,6 +31,7 @@ export const ChangeEventSchema = Type.Object({
     description:
       'An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, ' +
       '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, ' +
+      '`time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, ' +
       '`attendance.exception_detected`, `attendance.exception_resolved`, ' +
       '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones.',
   }),
@@ -38,7 +39,8 @@ export const ChangeEventSchema = Type.Object({
   data: Type.Unknown({
     description:
       'The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item ' +
-      '(`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), an attendance exception (`attendance.*`), an absence (`absence.*`).',
+      '(`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), ' +
+      '`{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`).',
   }),
 });
 

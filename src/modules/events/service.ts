@@ -25,6 +25,12 @@ export const EVENT_TYPES = [
   // Planned shifts (issue 33): the attendance-exceptions job.
   'attendance.exception_detected',
   'attendance.exception_resolved',
+  // Corrections (issue 30).
+  'time_entry.updated',
+  'time_entry.deleted',
+  'time_entry.reopened',
+  'period.closed',
+  'period.reopened',
   // Absences (issue 31).
   'absence.requested',
   'absence.approved',
@@ -64,12 +70,13 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
 }
 
 /**
- * Which families of events a token may read: `time_entry.*`/`day.*`/`attendance.*` with attendance.read,
- * `employee.*` with employees.read, `absence.*` with leave.read.
+ * Which families of events a token may read: `time_entry.*`, `day.*`, `period.*` and `attendance.*` with
+ * attendance.read, `employee.*` with employees.read, `absence.*` with leave.read.
  */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
-  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.', 'attendance.');
+  if (principal.scopes.includes('attendance.read'))
+    families.push('time_entry.', 'day.', 'period.', 'attendance.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   if (principal.scopes.includes('leave.read')) families.push('absence.');
   return families;

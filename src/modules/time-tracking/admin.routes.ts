@@ -77,7 +77,8 @@ function decideTimeEntriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext
         operationId: 'decideTimeEntries',
         description:
           'Decides each pending entry in a transaction of its own: per entry 200 with the entry, 404 (not in ' +
-          'your company) or 409 (not pending). Permission 91.',
+          'your company), 403 own_entry (the person is linked to its employee) or 409 (not pending, or a day ' +
+          'in a closed period). Permission 91.',
         tags: ['Time entries'],
         body: DecisionsBodySchema,
         response: {

@@ -1,7 +1,9 @@
 import { ApiError, validationError } from '../../domain/errors.js';
 import { isUuid } from '../../domain/ids.js';
 import { auditBase, recordAudit } from '../audit/queries.js';
-import { type Actor, type AppContext, actorOf, inTransaction } from '../context.js';
+import { type Actor, type AppContext, actorOf, CLI_ACTOR, inTransaction } from '../context.js';
+import { decideOnEntry } from '../corrections/decisions.js';
+import { managerOfAdmin } from '../corrections/entry-access.js';
 import { requireOwnEmployee } from '../employees/company-scope.js';
 import { employeeRef } from '../employees/views.js';
 import { appendEvents } from '../events/service.js';
@@ -11,10 +13,9 @@ import {
   listConfirmedDays,
   listEntriesOfEmployee,
 } from './queries/approval.js';
-import { timeEntryListItem, ENTRY_SOURCES } from './results.js';
+import { timeEntryListItem } from './results.js';
 import { type Tx } from '../../platform/db/database.js';
 import { notFound, notInYourCompany, requireDate, requireUuid } from '../../shared/input-checks.js';
-import { findEntryBreaks } from './queries/breaks.js';
 import { type ConsolePerson } from '../people/person.js';
 
 export async function confirmDay(
@@ -61,57 +62,27 @@ export async function confirmDay(
   return { employeeId: employee.id, date, locked: true as const };
 }
 
-/** A manager's decision on a `pending_approval` entry. */
+/**
+ * A manager's decision on a `pending_approval` entry: the corrections room's decision (revision,
+ * audit row, event; 409 invalid_status_transition for another status, 409 day_locked in a closed
+ * period), by the CLI's operator unless the caller says (the console passes the signed-in person).
+ */
 export async function decideEntry(
   tx: Tx,
   now: number,
   entryId: string,
   decision: 'approved' | 'rejected',
-  actor?: Actor,
+  actor: Actor = CLI_ACTOR,
 ) {
   const id = requireUuid(entryId, 'entry id');
-  const at = new Date(now).toISOString();
-  const entry = await tx.selectFrom('time_entries').selectAll().where('id', '=', id).executeTakeFirst();
-  if (!entry) throw notFound('time entry', entryId);
-  if (entry.status !== 'pending_approval')
-    throw new ApiError(
-      'business_rule_violation',
-      `entry ${entry.id} is ${entry.status}; only pending_approval entries can be decided`,
-    );
-  await tx
-    .updateTable('time_entries')
-    .set({ status: decision, approved_at: decision === 'approved' ? at : null, updated_at: at })
-    .where('id', '=', entry.id)
-    .execute();
-  await recordAudit(tx, {
-    ...auditBase(entry.company_id, at, actor),
-    action: decision === 'approved' ? 'time_entry.approve' : 'time_entry.reject',
-    targetType: 'time_entry',
-    targetId: entry.id,
+  if (!(await findEntryCompany(tx, id))) throw notFound('time entry', entryId);
+  return decideOnEntry(tx, now, managerOfAdmin(actor, null), {
+    entryId: id,
+    decision: decision === 'approved' ? 'approve' : 'reject',
+    reason: null,
+    ifMatch: null,
+    dryRun: false,
   });
-  const updated = await tx
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('id', '=', entry.id)
-    .executeTakeFirstOrThrow();
-  const employee = await tx
-    .selectFrom('employees')
-    .select(['id', 'external_id'])
-    .where('id', '=', entry.employee_id)
-    .executeTakeFirstOrThrow();
-  // An entry of the time clock carries its breaks, as in the list.
-  const item = timeEntryListItem(
-    updated,
-    employee,
-    updated.source === ENTRY_SOURCES.timeClock ? await findEntryBreaks(tx, updated.id) : undefined,
-  );
-  await appendEvents(
-    tx,
-    entry.company_id,
-    [{ type: decision === 'approved' ? 'time_entry.approved' : 'time_entry.rejected', data: item }],
-    at,
-  );
-  return item;
 }
 
 /** At most this many days per listing: a week is what the screen shows, a couple of months is plenty. */
@@ -144,7 +115,7 @@ export async function listEntries(
 
 export type DecisionResult =
   | { id: string; status: 200; entry: ReturnType<typeof timeEntryListItem> }
-  | { id: string; status: 404 | 409; error: ApiError };
+  | { id: string; status: 403 | 404 | 409; error: ApiError };
 
 /** Approves or rejects each entry in a transaction of its own; one refused entry does not undo the others. */
 export async function decideEntries(
@@ -163,8 +134,9 @@ export async function decideEntries(
       });
       results.push({ id: raw, status: 200, entry });
     } catch (error) {
-      if (!(error instanceof ApiError) || (error.status !== 404 && error.status !== 409)) throw error;
-      results.push({ id: raw, status: error.status, error });
+      // 403: the person's own entry (own_entry); 409: not pending, or a day in a closed period.
+      if (!(error instanceof ApiError) || ![403, 404, 409].includes(error.status)) throw error;
+      results.push({ id: raw, status: error.status as 403 | 404 | 409, error });
     }
   }
   return results;

@@ -7,6 +7,7 @@ import type { OpenSession } from './queries/context.js';
 import { updateOpenSession } from './queries/entries.js';
 import { entryResult, timeEntryListItem, type WriteOutcome } from './results.js';
 import { appendNotes, assertDaysOpen, notes, type PunchWrite, recordEntryChange } from './writes.js';
+import { punchRevision, stuckSessionHint } from '../corrections/hooks.js';
 
 /*
  * `break_start` / `break_end` (issue 20): a break inside the open session, after what it follows (the
@@ -40,7 +41,7 @@ function breakRefusal(
     case 'session_too_long':
       return new ApiError(
         error,
-        `the session open since ${open.start_at} would last 24 hours or longer at this punch`,
+        `the session open since ${open.start_at} would last 24 hours or longer at this punch${stuckSessionHint(open.id)}`,
       );
     case 'break_out_of_order':
       return new ApiError(
@@ -69,7 +70,11 @@ export async function recordBreakPunch(tx: Tx, write: PunchWrite, type: BreakTyp
       ? evaluateBreakStart(sessionStart, spans, punch.epochMs)
       : evaluateBreakEnd(sessionStart, spans, punch.epochMs);
   if (!verdict.ok) throw breakRefusal(verdict.error, open, breaks, type);
-  assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
+  assertDaysOpen(
+    context.openDayLocked || context.punchDayLocked,
+    [open.work_date, punch.workDate],
+    context.openClosedPeriod ?? context.punchClosedPeriod,
+  );
   const session = sessionOf(open, input);
   return type === 'break_start' ? startBreak(tx, write, open, session) : endBreak(tx, write, open, session);
 }
@@ -86,6 +91,8 @@ function sessionOf(open: OpenSession, input: PunchWrite['input']) {
     ends_next_day: 0,
     net_seconds: null,
     status: 'open',
+    // Issue 30: every punch is a revision; the session's version is its number.
+    version: open.version + 1,
   };
 }
 
@@ -124,13 +131,21 @@ async function startBreak(
       throw new ApiError('already_on_break', 'a break is already in progress');
     throw error;
   }
-  if (deviceId || (input.note ?? null) !== null)
-    await updateOpenSession(tx, open.id, {
-      breakMinutes: open.break_minutes,
-      notes: session.notes,
-      note: session.note,
-      updatedAt: at,
-    });
+  // The session's new version (and the device and note, when sent).
+  await updateOpenSession(tx, open.id, {
+    breakMinutes: open.break_minutes,
+    notes: session.notes,
+    note: session.note,
+    updatedAt: at,
+    version: session.version,
+  });
+  await punchRevision(tx, principal, at, {
+    entryId: open.id,
+    version: session.version,
+    action: 'break_started',
+    before: [open, breaks],
+    after: [session, [...breaks, row]],
+  });
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.break_start',
     entryId: open.id,
@@ -168,6 +183,14 @@ async function endBreak(
     notes: updated.notes,
     note: updated.note,
     updatedAt: at,
+    version: updated.version,
+  });
+  await punchRevision(tx, principal, at, {
+    entryId: open.id,
+    version: updated.version,
+    action: 'break_ended',
+    before: [open, breaks],
+    after: [updated, ended],
   });
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.break_end',

@@ -39,6 +39,7 @@ import {
   type PunchWrite,
   recordEntryChange,
 } from './writes.js';
+import { needsCorrection, punchRevision, recordedRevision, stuckSessionHint } from '../corrections/hooks.js';
 
 /**
  * POST /time-clock/events: one punch, in the caller's transaction. Resolve the instant (in its
@@ -69,6 +70,8 @@ export async function recordClockEvent(
     instant: punch.utcIso,
     startedAfter: dayBefore(punch.utcIso),
     sessionStartedAfter: dayBefore(dayBefore(punch.utcIso)),
+    companyId: principal.companyId,
+    workplaceId: employee.workplace_id ?? '',
   });
   assertBusinessRules(employee, context.scheduleId, punch.workDate);
   // Decide: what the punch is (a toggle becomes a clock-in or a clock-out), then the rules of that.
@@ -178,9 +181,10 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   if (context.open)
     throw new ApiError(
       'already_clocked_in',
-      `a session is open since ${context.open.start_at} (entry ${context.open.id})`,
+      `a session is open since ${context.open.start_at} (entry ${context.open.id})` +
+        (needsCorrection(context.open.start_at, Date.parse(at)) ? stuckSessionHint(context.open.id) : ''),
     );
-  assertDaysOpen(context.punchDayLocked, [punch.workDate]);
+  assertDaysOpen(context.punchDayLocked, [punch.workDate], context.punchClosedPeriod);
   if (context.coveringId !== null)
     throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
   const entry = newEntry(principal, employee, at, {
@@ -202,6 +206,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   });
   if (write.dryRun) return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
   await insertOpenSession(tx, entry);
+  await recordedRevision(tx, principal, at, entry.id);
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.clock_in',
     entryId: entry.id,
@@ -219,7 +224,7 @@ function closingSeconds(write: PunchWrite, open: NonNullable<PunchWrite['context
     throw new ApiError(
       closing.error,
       closing.error === 'session_too_long'
-        ? `the session open since ${open.start_at} would last 24 hours or longer; it stays open (record such shifts with POST /time-entries)`
+        ? `the session open since ${open.start_at} would last 24 hours or longer; it stays open (record such shifts with POST /time-entries)${stuckSessionHint(open.id)}`
         : `the clock-out is before the session started at ${open.start_at}`,
     );
   }
@@ -239,7 +244,11 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   const open = context.open;
   if (!open) throw new ApiError('no_open_session', 'the employee has no open session to clock out of');
   const durationSeconds = closingSeconds(write, open);
-  assertDaysOpen(context.openDayLocked || context.punchDayLocked, [open.work_date, punch.workDate]);
+  assertDaysOpen(
+    context.openDayLocked || context.punchDayLocked,
+    [open.work_date, punch.workDate],
+    context.openClosedPeriod ?? context.punchClosedPeriod,
+  );
   if (context.swallowedId !== null)
     throw new ApiError(
       'overlaps_existing_entry',
@@ -263,6 +272,7 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     clock_out_event: input.type,
     closed_by_id: principal.id,
     updated_at: at,
+    version: open.version + 1,
   };
   if (write.dryRun)
     return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
@@ -279,6 +289,13 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   const finalBreaks: BreakRow[] = breaks.map((b) =>
     b.end_at === null ? { ...b, ...ending, updated_at: at } : b,
   );
+  await punchRevision(tx, principal, at, {
+    entryId: open.id,
+    version: completed.version,
+    action: 'completed',
+    before: [open, breaks],
+    after: [completed, finalBreaks],
+  });
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.clock_out',
     entryId: open.id,

@@ -104,6 +104,11 @@ export function newEntry(
     created_at: at,
     updated_at: at,
     approved_at: null,
+    // Issue 30: revision 1 (the recording); neither corrected nor closed automatically. The
+    // insert leaves these to the columns' defaults, which are the same.
+    version: 1,
+    edited: 0,
+    auto_closed: 0,
   };
 }
 
@@ -174,6 +179,9 @@ export type TimeEntryListRow = Pick<
   | 'source'
   | 'approved_at'
   | 'created_at'
+  | 'version'
+  | 'edited'
+  | 'auto_closed'
 >;
 
 /** A break of a clocked entry (issue 20): wall clocks in the entry's zone, the instants, whole minutes. */
@@ -210,6 +218,10 @@ export function timeEntryListItem(
     source: row.source,
     approvedAt: row.approved_at,
     createdAt: row.created_at,
+    // Corrections (issue 30): its version (the ETag), whether it was corrected or closed automatically.
+    version: row.version,
+    edited: row.edited === 1,
+    autoClosed: row.auto_closed === 1,
     ...(breaks !== undefined ? { breaks: breaks.map(breakView) } : {}),
   };
 }

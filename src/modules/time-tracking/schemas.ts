@@ -46,6 +46,14 @@ export const TimeEntrySchema = Type.Object({
   source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift; may grow' }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
+  version: Type.Integer({
+    minimum: 1,
+    description: 'the number of its revisions: 1 when recorded, one more with every change; its ETag',
+  }),
+  edited: Type.Boolean({ description: 'true once a correction changed it (see its revisions)' }),
+  autoClosed: Type.Boolean({
+    description: "true when the automatic clock-out closed it (the company's autoClockOutAfterHours)",
+  }),
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {
       description:
@@ -187,6 +195,10 @@ export const ClockStatusItemSchema = Type.Object({
   breakSince: NullableOut(
     Type.String({ format: 'date-time', description: 'the start of the break in progress (UTC), else null' }),
   ),
+  needsCorrection: Type.Boolean({
+    description:
+      'true once the session is open 24 hours or more: no punch can close it any more, a manager corrects it (PATCH /time-entries/{id} with a clockOut)',
+  }),
 });
 
 export const ClockStatusPageSchema = pageOf(ClockStatusItemSchema);
@@ -216,7 +228,7 @@ export const DecisionsResultSchema = Type.Object({
   results: Type.Array(
     Type.Object({
       id: Guid,
-      status: Type.Integer({ enum: [200, 404, 409] }),
+      status: Type.Integer({ enum: [200, 403, 404, 409] }),
       entry: Type.Optional(TimeEntrySchema),
       problem: Type.Optional(ProblemSchema),
     }),
@@ -260,6 +272,7 @@ export const AdminClockStatusPageSchema = Type.Object({
       sinceTime: Type.String({ description: "the clock-in wall-clock time in the entry's zone, HH:MM:SS" }),
       onBreak: Type.Boolean(),
       breakSince: NullableOut(Type.String({ format: 'date-time' })),
+      needsCorrection: Type.Boolean({ description: 'open 24 hours or more: only a correction closes it' }),
     }),
     { description: 'open sessions, oldest first' },
   ),

@@ -14,6 +14,7 @@ import {
   loadEmployeeContext,
   recordEntryChange,
 } from './writes.js';
+import { recordedRevision } from '../corrections/hooks.js';
 
 export interface ShiftInput {
   employee: EmployeeSelector;
@@ -65,9 +66,11 @@ export async function createShift(
     from: clockIn.utcIso,
     to: clockOut.utcIso,
     startedAfter: dayBefore(clockIn.utcIso),
+    companyId: principal.companyId,
+    workplaceId: employee.workplace_id ?? '',
   });
   assertBusinessRules(employee, context.scheduleId, shift.workDate);
-  assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate]);
+  assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate], context.closedPeriod);
   if (context.overlappingId !== null)
     throw new ApiError('overlaps_existing_entry', `the shift overlaps entry ${context.overlappingId}`);
   const entry = newEntry(principal, employee, at, {
@@ -90,6 +93,7 @@ export async function createShift(
   if (options.dryRun)
     return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
   await insertTimeEntry(tx, entry);
+  await recordedRevision(tx, principal, at, entry.id);
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.create_shift',
     entryId: entry.id,

@@ -8,6 +8,7 @@ import { atMostOneOf } from './entries.js';
 import { listOpenSessions } from './queries/status.js';
 import { notInYourCompany } from '../../shared/input-checks.js';
 import { invalidCursor } from '../../shared/pages.js';
+import { needsCorrection } from '../corrections/hooks.js';
 import { isStorableText } from '../../shared/stored-text.js';
 import { type ConsolePerson } from '../people/person.js';
 /* Who is clocked in: the public GET /time-clock/status, and the admin API's view of it with names. */
@@ -92,6 +93,7 @@ export async function clockStatus(
   if (filter !== null && 'externalId' in filter && !isStorableText(filter.externalId))
     return { items: [], nextCursor: null, hasMore: false };
   const limit = query.limit ?? 25;
+  const now = ctx.now();
   const rows = await listOpenSessions(ctx.database.db, {
     companyId: principal.companyId,
     filter,
@@ -110,6 +112,7 @@ export async function clockStatus(
       sinceTime: row.start_time,
       onBreak: row.break_since !== null,
       breakSince: row.break_since,
+      needsCorrection: needsCorrection(row.start_at, now),
     })),
     nextCursor:
       hasMore && last

@@ -86,12 +86,19 @@ export function assertBusinessRules(
     throw new ApiError('business_rule_violation', `the employee has no schedule effective on ${workDate}`);
 }
 
-export function assertDaysOpen(locked: boolean, dates: string[]): void {
+/**
+ * 409 day_locked when one of the days a write lands on is confirmed (`locked`) or in a closed period
+ * of the company or the employee's workplace (`closedPeriod`, issue 30, as the context statement says
+ * it: `2026-11-01 to 2026-11-30 is closed (locked period …)`).
+ */
+export function assertDaysOpen(locked: boolean, dates: string[], closedPeriod: string | null): void {
   if (locked)
     throw new ApiError(
       'day_locked',
       `the employee has confirmed ${[...new Set(dates)].join(' or ')}; it is locked`,
     );
+  if (closedPeriod !== null)
+    throw new ApiError('day_locked', `the period ${closedPeriod}; reopen it to change its days`);
 }
 
 /**

@@ -9,7 +9,9 @@ const NullableInt = () => Type.Unsafe<number | null>({ type: ['integer', 'null']
 
 const EVENT_TYPE_LIST =
   '`time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, ' +
-  '`employee.created`, `employee.updated`, `employee.deleted`, `attendance.exception_detected`, `attendance.exception_resolved`, ' +
+  '`employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, ' +
+  '`time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, ' +
+  '`attendance.exception_detected`, `attendance.exception_resolved`, ' +
   '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`';
 
 const EventTypesIn = Type.Array(Type.String({ maxLength: 64, pattern: '^[a-z_]+\\.[a-z_]+$' }), {
@@ -156,10 +158,15 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Record<string, unknown> }> = {
   'time_entry.opened': { description: 'A clock-in opened a time entry.', data: ref('TimeEntry') },
   'time_entry.completed': {
-    description: 'A time entry was completed (a clock-out, or a completed shift recorded).',
+    description:
+      'A time entry was completed (a clock-out, a completed shift recorded, a correction closing an open session, or the automatic clock-out).',
     data: ref('TimeEntry'),
   },
-  'time_entry.approved': { description: 'A time entry was approved.', data: ref('TimeEntry') },
+  'time_entry.approved': {
+    description:
+      'A time entry was approved (in the console, by the command line, or by POST /time-entries/{id}/approve).',
+    data: ref('TimeEntry'),
+  },
   'time_entry.rejected': { description: 'A time entry was rejected.', data: ref('TimeEntry') },
   'time_entry.break_started': {
     description: 'A break began in an open time entry (its `breaks` end with the open one).',
@@ -169,6 +176,28 @@ export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Rec
     description: "An open time entry's break ended.",
     data: ref('TimeEntry'),
   },
+  'time_entry.updated': {
+    description: 'A time entry was corrected (its times, breaks or note), with a reason in its revisions.',
+    data: ref('TimeEntry'),
+  },
+  'time_entry.deleted': {
+    description: 'A time entry was deleted; its revisions keep it readable.',
+    data: {
+      type: 'object',
+      required: ['id', 'employee', 'workDate'],
+      properties: {
+        id: { type: 'string', format: 'uuid' },
+        employee: ref('EmployeeRef'),
+        workDate: { type: 'string', format: 'date' },
+      },
+    },
+  },
+  'time_entry.reopened': {
+    description: 'An approved or rejected time entry went back to pending_approval.',
+    data: ref('TimeEntry'),
+  },
+  'period.closed': { description: 'A period was closed for payroll.', data: ref('LockedPeriod') },
+  'period.reopened': { description: 'A closed period was reopened.', data: ref('LockedPeriod') },
   'day.confirmed': {
     description: "An employee's day was confirmed (locked).",
     data: {

@@ -26,6 +26,8 @@ export interface CompaniesTable {
   /** none, nearest, up or down: reports only. */
   rounding: string;
   rounding_minutes: number;
+  /** 1-23: open sessions are closed that many hours after their start; null: never (migration 0007). */
+  auto_clock_out_after_hours: number | null;
 }
 
 export interface WorkplacesTable {
@@ -141,6 +143,12 @@ export interface TimeEntriesTable {
   created_at: string;
   updated_at: string;
   approved_at: string | null;
+  /** The number of the entry's revisions (migration 0007): 1 when recorded. */
+  version: Generated<number>;
+  /** 1 once a correction happened. */
+  edited: Generated<number>;
+  /** 1 once the automatic clock-out closed it. */
+  auto_closed: Generated<number>;
 }
 
 export interface TimeEntryBreaksTable {
@@ -158,6 +166,37 @@ export interface TimeEntryBreaksTable {
   closed_by_id: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Migration 0007: the recording of an entry and every change after it. */
+export interface TimeEntryRevisionsTable {
+  time_entry_id: string;
+  revision: number;
+  company_id: string;
+  at: string;
+  action: string;
+  /** api_key, person, device, cli or system. */
+  actor_kind: string;
+  actor_id: string | null;
+  reason: string | null;
+  /** JSON [{field, from, to}]. */
+  changes: string;
+}
+
+/** Migration 0007: closed payroll periods (the company's, or one workplace's). */
+export interface LockedPeriodsTable {
+  id: string;
+  company_id: string;
+  workplace_id: string | null;
+  from_date: string;
+  to_date: string;
+  closed_at: string;
+  closed_by_kind: string;
+  closed_by_id: string | null;
+  reopened_at: string | null;
+  reopened_by_kind: string | null;
+  reopened_by_id: string | null;
+  reopen_reason: string | null;
 }
 
 export interface ConfirmedDaysTable {
@@ -398,6 +437,8 @@ export interface Schema {
   webhook_deliveries: WebhookDeliveriesTable;
   planned_shifts: PlannedShiftsTable;
   attendance_exceptions: AttendanceExceptionsTable;
+  time_entry_revisions: TimeEntryRevisionsTable;
+  locked_periods: LockedPeriodsTable;
   absence_types: AbsenceTypesTable;
   holiday_overrides: HolidayOverridesTable;
   leave_entitlements: LeaveEntitlementsTable;

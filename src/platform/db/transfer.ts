@@ -52,6 +52,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   // Planned shifts (issue 33).
   { name: 'planned_shifts', key: ['id'] },
   { name: 'attendance_exceptions', key: ['id'] },
+  { name: 'time_entry_revisions', key: ['time_entry_id', 'revision'] },
+  { name: 'locked_periods', key: ['id'] },
   // Issue 31 (migration 0010).
   { name: 'absence_types', key: ['id'] },
   { name: 'holiday_overrides', key: ['id'] },

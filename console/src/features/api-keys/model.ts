@@ -30,6 +30,12 @@ export const SCOPES = [
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', machine: false },
   { id: 'shifts.manage', permission: 97, label: 'Write, delete and publish planned shifts', machine: false },
   {
+    id: 'attendance.manage',
+    permission: 91,
+    label: 'Approve, reject, reopen, correct and delete time entries; close and reopen periods',
+    machine: false,
+  },
+  {
     id: 'webhooks.manage',
     permission: 94,
     label: "Manage the company's webhook endpoints (deliveries carry only events the key can read)",

@@ -1,7 +1,7 @@
 export interface AuditEntry {
   id: string;
   at: string;
-  actor: { type: 'user' | 'api_key' | 'cli'; id: string | null; name: string | null };
+  actor: { type: 'user' | 'api_key' | 'cli' | 'system'; id: string | null; name: string | null };
   action: string;
   targetType: string | null;
   targetId: string | null;
@@ -19,10 +19,12 @@ export const ACTOR_TYPES: [string, string][] = [
   ['user', 'People (console)'],
   ['api_key', 'API keys'],
   ['cli', 'Command line'],
+  ['system', 'Automatic (clock-out)'],
 ];
 
 export function actorText(actor: AuditEntry['actor']): string {
   if (actor.type === 'cli') return 'Command line';
+  if (actor.type === 'system') return 'Automatic clock-out';
   const kind = actor.type === 'user' ? 'person' : 'API key';
   return `${actor.name ?? actor.id ?? 'unknown'} (${kind})`;
 }

@@ -8,6 +8,7 @@ import { rangeOf, RULES, type TimesheetPage } from './model.js';
 import { type Go, TimesheetFilters } from './timesheet-filters.js';
 import { TimesheetTable } from './timesheet-table.js';
 import { useTimesheetSettings, useTimesheets } from './use-timesheets.js';
+import { ClosedPeriodsOf } from '../corrections/closed-periods.js';
 
 /** The period, and the company settings the timesheets were counted with. */
 function PeriodLine(props: { from: string; to: string; page: TimesheetPage | null }) {
@@ -114,6 +115,7 @@ function TimesheetsScreen({ person, route }: ScreenProps) {
       />
       <PeriodLine from={range.from} to={range.to} page={page} />
       <PayrollFile filters={filters} />
+      <ClosedPeriodsOf person={person} range={range} workplaceId={workplaceId} settings={settings} />
       <Notice tone="error" message={error} />
       {page === null && !error ? <Loading what="timesheets" /> : null}
       {page ? (

@@ -25,6 +25,10 @@ const OPEN_SESSION_COLUMNS = [
   'source',
   'approved_at',
   'created_at',
+  // Corrections (issue 30): the version a punch's revision follows, and the list item's marks.
+  'version',
+  'edited',
+  'auto_closed',
 ] as const;
 
 export type OpenSession = Pick<TimeEntryRow, (typeof OPEN_SESSION_COLUMNS)[number]>;
@@ -48,6 +52,10 @@ export interface PunchContext {
   swallowedId: string | null;
   /** Whether the open session has breaks (then the punch reads them: findEntryBreaks). */
   openHasBreaks: boolean;
+  /** A closed period (issue 30) holding the punch's work date, if any (as closedPeriodHolding says it). */
+  punchClosedPeriod: string | null;
+  /** A closed period holding the open session's work date, if any. */
+  openClosedPeriod: string | null;
 }
 
 type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
@@ -57,6 +65,8 @@ type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
   covering_id: string | null;
   swallowed_id: string | null;
   open_has_breaks: unknown;
+  punch_closed_period: string | null;
+  open_closed_period: string | null;
 };
 
 /** The schedule in force on `workDate`: the latest that took effect on or before it (a subquery). */
@@ -71,14 +81,40 @@ function scheduleInForce(db: Executor, employeeId: string, workDate: string) {
     .as('effective_schedule_id');
 }
 
-function punchContext(
+/*
+ * A closed period (issue 30) of the company, or of the employee's workplace, holding a day from
+ * `from` to `to` (a subquery): one read of the index (company_id, to_date). It is said as the refusal
+ * says it (`2026-11-01 to 2026-11-30 is closed (locked period …)`), so a refused write reads nothing
+ * more; `||` concatenates text on both databases.
+ */
+function closedPeriodHolding(
   db: Executor,
-  employeeId: string,
-  workDate: string,
-  instant: string,
-  startedAfter: string,
-  sessionStartedAfter: string,
+  scope: { companyId: string; workplaceId: string },
+  from: string | RawDay,
+  to: string | RawDay,
 ) {
+  return db
+    .selectFrom('locked_periods as lp')
+    .select(
+      sql<string>`lp.from_date || ' to ' || lp.to_date || ' is closed (locked period ' || lp.id || ')'`.as(
+        'closed',
+      ),
+    )
+    .where('lp.company_id', '=', scope.companyId)
+    .where('lp.reopened_at', 'is', null)
+    .where('lp.to_date', '>=', from)
+    .where('lp.from_date', '<=', to)
+    .where((eb) => eb.or([eb('lp.workplace_id', 'is', null), eb('lp.workplace_id', '=', scope.workplaceId)]))
+    .limit(ONE_ROW);
+}
+
+/** The open session's work date, as a closed period's bound. */
+type RawDay = ReturnType<typeof openSessionDay>;
+const openSessionDay = () => sql<string>`t.work_date`;
+
+function punchContext(db: Executor, p: PunchContextInput) {
+  const { employeeId, workDate, instant, startedAfter, sessionStartedAfter } = p;
+  const scope = { companyId: p.companyId, workplaceId: p.workplaceId };
   return db
     .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
     .leftJoin('time_entries as t', (join) =>
@@ -132,6 +168,8 @@ function punchContext(
           eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
         )
         .as('open_has_breaks'),
+      closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
+      closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
     ]);
 }
 
@@ -151,11 +189,12 @@ interface PunchContextInput {
   instant: string;
   startedAfter: string;
   sessionStartedAfter: string;
+  /** The company and the employee's workplace ('' for none), whose closed periods count. */
+  companyId: string;
+  workplaceId: string;
 }
 
-const punchContextQuery = prepareQuery((db, p: PunchContextInput) =>
-  punchContext(db, p.employeeId, p.workDate, p.instant, p.startedAfter, p.sessionStartedAfter),
-);
+const punchContextQuery = prepareQuery((db, p: PunchContextInput) => punchContext(db, p));
 
 export async function findPunchContext(db: Executor, input: PunchContextInput): Promise<PunchContext> {
   const row = (await punchContextQuery.executeTakeFirst(db, input)) as PunchContextRow | undefined;
@@ -167,6 +206,8 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     covering_id,
     swallowed_id,
     open_has_breaks,
+    punch_closed_period,
+    open_closed_period,
     ...open
   } = row;
   return {
@@ -177,6 +218,8 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     coveringId: covering_id,
     swallowedId: open.id === null ? null : swallowed_id,
     openHasBreaks: open.id !== null && truthy(open_has_breaks),
+    punchClosedPeriod: punch_closed_period,
+    openClosedPeriod: open.id === null ? null : open_closed_period,
   };
 }
 
@@ -187,17 +230,12 @@ export interface ShiftContext {
   dayLocked: boolean;
   /** An entry the shift would overlap: a completed one that meets its span, or the open session. */
   overlappingId: string | null;
+  /** A closed period (issue 30) holding the start day or the end day, if any (as closedPeriodHolding says it). */
+  closedPeriod: string | null;
 }
 
-function shiftContext(
-  db: Executor,
-  employeeId: string,
-  workDate: string,
-  endDate: string,
-  from: string,
-  to: string,
-  startedAfter: string,
-) {
+function shiftContext(db: Executor, p: ShiftContextInput) {
+  const { employeeId, workDate, endDate, from, to, startedAfter } = p;
   return db.selectNoFrom((eb) => [
     scheduleInForce(db, employeeId, workDate),
     eb
@@ -238,6 +276,7 @@ function shiftContext(
       .where('status', '=', OPEN)
       .limit(ONE_ROW)
       .as('overlapping_open_id'),
+    closedPeriodHolding(db, p, workDate, endDate).as('closed_period'),
   ]);
 }
 
@@ -253,11 +292,12 @@ interface ShiftContextInput {
   from: string;
   to: string;
   startedAfter: string;
+  /** The company and the employee's workplace ('' for none), whose closed periods count. */
+  companyId: string;
+  workplaceId: string;
 }
 
-const shiftContextQuery = prepareQuery((db, p: ShiftContextInput) =>
-  shiftContext(db, p.employeeId, p.workDate, p.endDate, p.from, p.to, p.startedAfter),
-);
+const shiftContextQuery = prepareQuery((db, p: ShiftContextInput) => shiftContext(db, p));
 
 export async function findShiftContext(db: Executor, input: ShiftContextInput): Promise<ShiftContext> {
   const row = await shiftContextQuery.executeTakeFirst(db, input);
@@ -266,6 +306,7 @@ export async function findShiftContext(db: Executor, input: ShiftContextInput): 
     scheduleId: row.effective_schedule_id,
     dayLocked: truthy(row.day_locked),
     overlappingId: row.overlapping_closed_id ?? row.overlapping_open_id,
+    closedPeriod: row.closed_period,
   };
 }
 

@@ -65,6 +65,8 @@ interface SessionClosing {
   clock_out_event: string;
   closed_by_id: string;
   updated_at: string;
+  /** The entry's version after the clock-out (its revision's number, issue 30). */
+  version: number;
 }
 
 const completeSessionQuery = prepareQuery((db, p: SessionClosing & { id: string }) =>
@@ -82,6 +84,7 @@ const completeSessionQuery = prepareQuery((db, p: SessionClosing & { id: string 
       clock_out_event: p.clock_out_event,
       closed_by_id: p.closed_by_id,
       updated_at: p.updated_at,
+      version: p.version,
     })
     .where('id', '=', p.id),
 );
@@ -100,19 +103,35 @@ const openSessionUpdateQuery = prepareQuery(
       notes: string | null;
       note: string | null;
       updatedAt: string;
+      version: number;
     },
   ) =>
     db
       .updateTable('time_entries')
-      .set({ break_minutes: p.breakMinutes, notes: p.notes, note: p.note, updated_at: p.updatedAt })
+      .set({
+        break_minutes: p.breakMinutes,
+        notes: p.notes,
+        note: p.note,
+        updated_at: p.updatedAt,
+        version: p.version,
+      })
       .where('id', '=', p.id),
 );
 
-/** What a break punch changes on its open session: the running sum of its breaks, the device and note. */
+/**
+ * What a break punch changes on its open session: the running sum of its breaks, the device and note,
+ * and its version (its revision's number, issue 30).
+ */
 export async function updateOpenSession(
   tx: Tx,
   id: string,
-  patch: { breakMinutes: number | null; notes: string | null; note: string | null; updatedAt: string },
+  patch: {
+    breakMinutes: number | null;
+    notes: string | null;
+    note: string | null;
+    updatedAt: string;
+    version: number;
+  },
 ): Promise<void> {
   await openSessionUpdateQuery.executeWrite(tx, { id, ...patch });
 }
@@ -130,6 +149,10 @@ export const LIST_COLUMNS = [
   'source',
   'approved_at',
   'created_at',
+  // Corrections (issue 30): the item's version, whether it was corrected or closed automatically.
+  'version',
+  'edited',
+  'auto_closed',
 ] as const;
 
 type ListRow = Pick<TimeEntryRow, (typeof LIST_COLUMNS)[number]>;

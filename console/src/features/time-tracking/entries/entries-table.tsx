@@ -1,22 +1,39 @@
 import { DataTable } from '../../../components/table.js';
 import { StatusBadge } from '../../../components/ui.js';
 import { formatDay, formatHours } from '../../../format.js';
+import { EntryButtons, EntryMarks, type StartCorrection } from '../../corrections/use-corrections.js';
 import { isPending, SOURCES, time, type TimeEntry } from './model.js';
 import type { Week } from './use-entry-week.js';
 
-/** The week's entries, pending first; with permission 91, approve or reject them one by one or together. */
-export function EntriesSection(props: { week: Week; entries: TimeEntry[]; canDecide: boolean }) {
-  const { week, entries, canDecide } = props;
+/**
+ * The week's entries, pending first; with permission 91, approve or reject them one by one or
+ * together, and correct them (issue 30): edit, close an open session, delete, add a missing shift.
+ * Everyone who reads them opens an entry's history.
+ */
+export function EntriesSection(props: {
+  week: Week;
+  entries: TimeEntry[];
+  canDecide: boolean;
+  correct: StartCorrection;
+}) {
+  const { week, entries, canDecide, correct } = props;
   const pending = entries.filter(isPending);
   const selected = week.selected;
   return (
     <section aria-labelledby="entries-heading">
-      <h2 id="entries-heading">
+      <h2 id="entries-heading" tabIndex={-1}>
         Entries{' '}
         <span class="count">
           ({entries.length}, {pending.length} pending)
         </span>
       </h2>
+      {canDecide ? (
+        <p>
+          <button type="button" onClick={(e) => correct('add', null, e.currentTarget)}>
+            Add missing shift
+          </button>
+        </p>
+      ) : null}
       {canDecide && pending.length > 0 ? (
         <div class="toolbar" role="group" aria-label="Selected entries">
           <button
@@ -40,20 +57,32 @@ export function EntriesSection(props: { week: Week; entries: TimeEntry[]; canDec
       {entries.length === 0 ? (
         <p>No entries in this week.</p>
       ) : (
-        <EntriesTable week={week} entries={entries} pending={pending} canDecide={canDecide} />
+        <EntriesTable
+          week={week}
+          entries={entries}
+          pending={pending}
+          canDecide={canDecide}
+          correct={correct}
+        />
       )}
     </section>
   );
 }
 
-function EntriesTable(props: { week: Week; entries: TimeEntry[]; pending: TimeEntry[]; canDecide: boolean }) {
+function EntriesTable(props: {
+  week: Week;
+  entries: TimeEntry[];
+  pending: TimeEntry[];
+  canDecide: boolean;
+  correct: StartCorrection;
+}) {
   const { week, pending, canDecide } = props;
   const allSelected = pending.length > 0 && pending.every((e) => week.selected.includes(e.id));
   return (
     <DataTable
       caption="Time entries, pending first"
       columns={['Day', 'Time', 'Break', 'Hours', 'Status', 'Source']}
-      actions={canDecide}
+      actions
       first={
         canDecide ? (
           <th scope="col" class="select-col">
@@ -69,13 +98,13 @@ function EntriesTable(props: { week: Week; entries: TimeEntry[]; pending: TimeEn
       }
     >
       {props.entries.map((entry) => (
-        <EntryRow key={entry.id} week={week} entry={entry} canDecide={canDecide} />
+        <EntryRow key={entry.id} week={week} entry={entry} canDecide={canDecide} correct={props.correct} />
       ))}
     </DataTable>
   );
 }
 
-function EntryRow(props: { week: Week; entry: TimeEntry; canDecide: boolean }) {
+function EntryRow(props: { week: Week; entry: TimeEntry; canDecide: boolean; correct: StartCorrection }) {
   const { week, entry, canDecide } = props;
   const pending = isPending(entry);
   const label = `${formatDay(entry.workDate)} ${time(entry.startTime)}`;
@@ -109,13 +138,13 @@ function EntryRow(props: { week: Week; entry: TimeEntry; canDecide: boolean }) {
       <td data-label="Hours">{formatHours(entry.totalHours)}</td>
       <td data-label="Status">
         <StatusBadge status={entry.status} />
+        <EntryMarks entry={entry} />
       </td>
       <td data-label="Source">{SOURCES[entry.source] ?? entry.source}</td>
-      {canDecide ? (
-        <td data-label="Actions" class="row-actions">
-          {pending ? <DecisionButtons week={week} entry={entry} label={label} /> : null}
-        </td>
-      ) : null}
+      <td data-label="Actions" class="row-actions">
+        {canDecide && pending ? <DecisionButtons week={week} entry={entry} label={label} /> : null}
+        <EntryButtons entry={entry} canManage={canDecide} start={props.correct} />
+      </td>
     </tr>
   );
 }

@@ -20,6 +20,10 @@ export interface TimeEntry {
   source: string;
   approvedAt: string | null;
   createdAt: string;
+  /** Corrections (issue 30): the entry's version (sent as If-Match), whether it was corrected or closed automatically. */
+  version: number;
+  edited: boolean;
+  autoClosed: boolean;
 }
 
 /** One employee's week: the entries, the confirmed days, the zone the times are in. */

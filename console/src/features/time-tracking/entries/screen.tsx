@@ -9,6 +9,7 @@ import { EntriesSection } from './entries-table.js';
 import { isPending } from './model.js';
 import { useEmployeePicker, useEntryWeek, type Week } from './use-entry-week.js';
 import { type Go, WeekFilters } from './week-filters.js';
+import { useCorrections } from '../../corrections/use-corrections.js';
 
 /** The confirmation that locks a day. */
 function ConfirmDayDialog(props: { week: Week; employeeName: string | null }) {
@@ -54,6 +55,15 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
     );
   const loaded = week.week;
   const entries = loaded?.items ?? [];
+  // Corrections (issue 30): edit, close, add, delete, history, in the entries' zone.
+  const entryZone = loaded?.timeZone ?? zone;
+  const corrections = useCorrections({
+    employeeId,
+    zone: entryZone,
+    today: todayIn(entryZone),
+    reload: week.reload,
+    announce: week.announce,
+  });
 
   return (
     <>
@@ -82,7 +92,7 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
       {employeeId && !loaded && !week.loadError ? <Loading what="entries" /> : null}
       {loaded ? (
         <>
-          <EntriesSection week={week} entries={entries} canDecide={canDecide} />
+          <EntriesSection week={week} entries={entries} canDecide={canDecide} correct={corrections.start} />
           <DaysSection
             week={week}
             days={days}
@@ -92,6 +102,7 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
           />
         </>
       ) : null}
+      {corrections.dialog}
       <ConfirmDayDialog week={week} employeeName={chosen ? personName(chosen) : null} />
     </>
   );

@@ -123,6 +123,10 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
   return {
     week,
     loadError,
+    /** Reads the week again (after a correction, issue 30). */
+    reload: load,
+    /** Says what was done in the screen's status region. */
+    announce: setStatus,
     selected,
     setSelected,
     status,

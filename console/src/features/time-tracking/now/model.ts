@@ -1,4 +1,5 @@
 import type { NamedPerson } from '../../../names.js';
+import { needsCorrectionText } from '../../corrections/needs-correction.js';
 
 export interface OpenSession {
   employee: NamedPerson & { id: string; externalId: string | null };
@@ -7,6 +8,8 @@ export interface OpenSession {
   since: string;
   onBreak: boolean;
   breakSince: string | null;
+  /** Open 24 hours or more: only a correction closes it (issue 30). */
+  needsCorrection: boolean;
 }
 
 export interface Workplace {
@@ -43,7 +46,7 @@ export function countText(sessions: OpenSession[]): string {
   if (sessions.length === 0) return 'Nobody is clocked in.';
   const people =
     sessions.length === 1 ? '1 person is clocked in' : `${sessions.length} people are clocked in`;
-  return `${people}, ${onBreak} on a break.`;
+  return `${people}, ${onBreak} on a break.${needsCorrectionText(sessions)}`;
 }
 
 /** The sessions per workplace, by the workplace's name; those without a workplace last. */

@@ -2,6 +2,7 @@ import { DataTable } from '../../../components/table.js';
 import { StatusBadge } from '../../../components/ui.js';
 import { formatInstant } from '../../../format.js';
 import { personName } from '../../../names.js';
+import { NeedsCorrection } from '../../corrections/needs-correction.js';
 import { duration, type OpenSession, timeOf } from './model.js';
 
 /** The people clocked in at one workplace, longest first. */
@@ -36,6 +37,14 @@ export function SessionGroup(props: {
               <StatusBadge status={session.onBreak ? 'on_break' : 'working'} />
               {session.onBreak && session.breakSince ? (
                 <span class="sub"> since {timeOf(session.breakSince, zone).slice(0, 5)}</span>
+              ) : null}
+              {session.needsCorrection ? (
+                <NeedsCorrection
+                  employeeId={session.employee.id}
+                  name={personName(session.employee)}
+                  since={session.since}
+                  zone={zone}
+                />
               ) : null}
             </td>
           </tr>
