@@ -99,9 +99,9 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
-  'leave.manage',
   'shifts.manage',
   'attendance.manage',
+  'leave.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -299,8 +299,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
-          '0008-planned-shifts',
           '0007-corrections',
+          '0008-planned-shifts',
           '0010-absences',
           '0013-production',
         ],
