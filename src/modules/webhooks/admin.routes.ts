@@ -30,7 +30,7 @@ const AdminWebhookUpdateSchema = Type.Object(
     eventTypes: Type.Optional(
       Type.Array(Type.String({ maxLength: 64, pattern: '^[a-z_]+\\.[a-z_]+$' }), {
         minItems: 1,
-        maxItems: 20,
+        maxItems: 50,
       }),
     ),
     description: Type.Optional(Type.Union([Type.String({ maxLength: 500 }), Type.Null()])),
