@@ -191,7 +191,7 @@ function createAbsenceRoute(app: TypeBoxApp, { ctx, manage, manageSchema }: Leav
         description:
           '`days` counts the employee’s working days in the range less holidays. A type that needs no approval is approved at once. ' +
           'Refusals: an overlapping requested or approved absence 409 `absence_overlaps`; beyond the balance of a deducting type without negative balances 409 `insufficient_balance`; ' +
-          'a half day or hours over more than one day, an end before the start, a range without a working day 422 naming the field; a confirmed day 409 `day_locked`. ' +
+          'a half day or hours over more than one day, an end before the start, a range without a working day 422 naming the field; a day the employee confirmed or of a closed payroll period 409 `day_locked`. ' +
           '`X-Service-Dry-Run: true` answers 200 with the absence it would create (id null) and `balanceAfter`.',
         headers: AbsenceWriteHeadersSchema,
         body: AbsenceCreateSchema,
