@@ -7,6 +7,8 @@ import { auditAdminRoutes } from '../modules/audit/admin.routes.js';
 import { companyAdminRoutes } from '../modules/companies/admin.routes.js';
 import { employeeAdminRoutes } from '../modules/employees/admin.routes.js';
 import { sessionRoutes } from '../modules/people/admin.routes.js';
+import { ssoAdminRoutes } from '../modules/sso/admin.routes.js';
+import { ssoSignInRoutes } from '../modules/sso/sign-in.routes.js';
 import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
@@ -15,7 +17,7 @@ import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
  * Each feature's admin routes live in its own folder (modules/<feature>/admin.routes.ts). Its routes are
  * hidden from the public description and described in a document of their own. Everything but the
- * session routes (sign-in, invitations) runs behind the session guard: a console session, and on
+ * session routes (sign-in, invitations) and single sign-on's sign-in runs behind the session guard: a console session, and on
  * writes the CSRF token and Origin.
  */
 export const adminApiV1: FastifyPluginAsync = async (app) => {
@@ -31,6 +33,8 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     reply.header('cache-control', 'no-store');
   });
   await app.register(sessionRoutes);
+  // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts).
+  await app.register(ssoSignInRoutes);
   await app.register(async (guarded) => {
     guarded.addHook('onRequest', consoleGuard(app.services));
     await guarded.register(apiKeyAdminRoutes);
@@ -40,6 +44,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(auditAdminRoutes);
     await guarded.register(timesheetAdminRoutes);
     await guarded.register(webhookAdminRoutes);
+    await guarded.register(ssoAdminRoutes);
   });
 
   let document: Record<string, unknown> | undefined;

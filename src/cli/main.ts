@@ -5,6 +5,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerSsoCommands } from './commands/sso.js';
 import { registerTimeCommands } from './commands/time.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
@@ -27,6 +28,7 @@ function buildProgram(): Command {
   registerBackupCommands(program);
   registerTransferCommands(program);
   registerWebhookCommands(program);
+  registerSsoCommands(program);
   return program;
 }
 

@@ -268,6 +268,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
+          '0009-sso',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

@@ -116,6 +116,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'POST /api/admin/v1/webhooks/{id}/test',
           'GET /api/admin/v1/webhooks/{id}/deliveries',
           'POST /api/admin/v1/webhooks/{id}/replay',
+          'GET /api/admin/v1/company/sso',
+          'PUT /api/admin/v1/company/sso',
+          'DELETE /api/admin/v1/company/sso',
+          'GET /api/admin/v1/sso/lookup',
+          'GET /api/admin/v1/sso/start',
+          'GET /api/admin/v1/sso/callback',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([

@@ -27,6 +27,7 @@ import {
   touchSession,
 } from './queries.js';
 import { requireUser } from './users.js';
+import { passwordSignInRefused } from '../sso/queries.js';
 import { type Tx } from '../../platform/db/database.js';
 import { invalid } from '../../shared/input-checks.js';
 
@@ -94,8 +95,17 @@ function personActor(companyId: string, userId: string, at: string) {
   return { companyId, actorType: 'user' as const, actorId: userId, at };
 }
 
-/** A fresh session for `userId` (a new random id every time: no session fixation). */
-async function startSession(tx: Tx, now: number, userId: string, settings: SessionSettings) {
+/**
+ * A fresh session for `userId` (a new random id every time: no session fixation); `details` go into
+ * the sign-in's audit row (single sign-on says how).
+ */
+export async function startSession(
+  tx: Tx,
+  now: number,
+  userId: string,
+  settings: SessionSettings,
+  details: Record<string, unknown> | null = null,
+) {
   const person = await findPerson(tx, userId);
   if (!person || person.active !== 1) throw new ApiError('invalid_credentials');
   const sessionId = randomToken();
@@ -115,6 +125,7 @@ async function startSession(tx: Tx, now: number, userId: string, settings: Sessi
     action: 'console.sign_in',
     targetType: 'user',
     targetId: userId,
+    details,
   });
   return { sessionId, person: personOf(person, csrfToken) };
 }
@@ -140,6 +151,8 @@ export async function signIn(
   }
   if (match === null) throw new ApiError('invalid_credentials');
   const userId = match;
+  // Told only to whoever knows the password: the company signs in with its identity provider.
+  if (await passwordSignInRefused(ctx.database.db, userId)) throw new ApiError('sso_required');
   return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
     if (previousSessionId) await deleteSession(tx, tokenHash(previousSessionId));
@@ -262,6 +275,7 @@ export async function acceptInvitation(
     if (userId === undefined) throw new ApiError('invitation_invalid');
     const person = await findPerson(tx, userId);
     if (!person || person.active !== 1) throw new ApiError('invitation_invalid');
+    if (await passwordSignInRefused(tx, userId)) throw new ApiError('sso_required');
     await setPasswordHash(tx, userId, hash);
     await deleteSessionsOfUser(tx, userId);
     await endInvitationsOfUser(tx, userId, at);

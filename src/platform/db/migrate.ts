@@ -6,6 +6,7 @@ import * as breaks from './migrations/0003-breaks.js';
 import * as consoleSignIn from './migrations/0004-console.js';
 import * as companySettings from './migrations/0005-company-settings.js';
 import * as webhooks from './migrations/0006-webhooks.js';
+import * as sso from './migrations/0009-sso.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -14,6 +15,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-console': consoleSignIn,
   '0005-company-settings': companySettings,
   '0006-webhooks': webhooks,
+  '0009-sso': sso,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {

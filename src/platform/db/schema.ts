@@ -253,6 +253,47 @@ export interface WebhookDeliveriesTable {
   created_at: string;
 }
 
+/** Single sign-on (migration 0009): one configuration per company. */
+export interface SsoConfigsTable {
+  company_id: string;
+  issuer: string;
+  client_id: string;
+  /** Sealed like webhook secrets (`v1.<key id>.<iv>.<tag>.<ciphertext>`). */
+  client_secret: string;
+  groups_claim: string | null;
+  /** JSON object: group name → permission numbers. */
+  group_permissions: string;
+  create_people: number;
+  require_sso: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SsoDomainsTable {
+  domain: string;
+  company_id: string;
+}
+
+export interface SsoIdentitiesTable {
+  company_id: string;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+  last_sign_in_at: string;
+}
+
+export interface SsoLoginsTable {
+  state_hash: string;
+  company_id: string;
+  browser_hash: string;
+  redirect_uri: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
 export interface Schema {
   companies: CompaniesTable;
   workplaces: WorkplacesTable;
@@ -274,6 +315,10 @@ export interface Schema {
   console_invitations: ConsoleInvitationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sso_configs: SsoConfigsTable;
+  sso_domains: SsoDomainsTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_logins: SsoLoginsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

@@ -49,6 +49,10 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'console_invitations', key: ['token_hash'] },
   { name: 'webhook_endpoints', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },
+  { name: 'sso_configs', key: ['company_id'] },
+  { name: 'sso_domains', key: ['domain'] },
+  { name: 'sso_identities', key: ['company_id', 'issuer', 'subject'] },
+  { name: 'sso_logins', key: ['state_hash'] },
 ];
 
 export class TransferRefused extends Error {}

@@ -3,6 +3,7 @@ import { api, messageOf, may, PERMISSIONS } from '../../api.js';
 import { useFormProblem } from '../../components/form-problem.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
+import { SsoSection } from '../sso/section.js';
 import {
   type CompanySettings,
   GeneralFields,
@@ -106,6 +107,7 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
           <SettingsForm {...settings} draft={draft} canEdit={canEdit} />
         </section>
       ) : null}
+      {canEdit ? <SsoSection /> : null}
     </>
   );
 }
