@@ -26,6 +26,8 @@ export interface TestProvider {
   readonly clientId: string;
   readonly clientSecret: string;
   readonly accounts: Map<string, TestAccount>;
+  /** How many HTTP requests the provider has been sent (the address guard's tests: none reach it). */
+  requests: number;
   /** Rewrites the token endpoint's JSON answer (null: untouched). */
   tamperTokens: ((body: Record<string, unknown>) => Promise<Record<string, unknown>>) | null;
   /** Signs a JWT with the provider's own key (kid and alg as its ID tokens). */
@@ -173,12 +175,14 @@ export async function startTestProvider(options: {
     clientId: client.client_id,
     clientSecret: client.client_secret,
     accounts,
+    requests: 0,
     tamperTokens: null,
     sign: (payload) =>
       new SignJWT(payload).setProtectedHeader({ alg: 'RS256', kid: jwk.kid! }).sign(privateKey),
     stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    test.requests++;
     const path = (req.url ?? '/').split('?')[0]!;
     if (path.startsWith('/interaction/')) {
       interaction(provider, accounts, req, res).catch((error: unknown) =>

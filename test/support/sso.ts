@@ -139,6 +139,39 @@ export class SsoBrowser {
     return { response: await this.fetch(callback), callback };
   }
 
+  /** Signs in with a password in this browser: its session cookie kept, the CSRF token for writes returned. */
+  async passwordSignIn(email: string, password: string): Promise<string> {
+    const response = await this.fetch(`${ADMIN}/session`, {
+      method: 'POST',
+      headers: { origin: this.origin },
+      json: { email, password },
+    });
+    if (response.status !== 200) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+    return ((await response.json()) as { csrfToken: string }).csrfToken;
+  }
+
+  /** "Link my account" (POST /sso/link) in this signed-in browser: the answer (200 with the provider's URL). */
+  startLink(csrfToken: string, returnTo?: string): Promise<Response> {
+    return this.fetch(`${ADMIN}/sso/link`, {
+      method: 'POST',
+      headers: { origin: this.origin, 'x-csrf-token': csrfToken },
+      json: returnTo === undefined ? {} : { returnTo },
+    });
+  }
+
+  /** The whole link: POST /sso/link, the provider, the callback. */
+  async link(
+    provider: TestProvider,
+    csrfToken: string,
+    account: string,
+  ): Promise<{ response: Response; callback: URL }> {
+    const started = await this.startLink(csrfToken, '/console/#/company');
+    if (started.status !== 200) throw new Error(`link answered ${started.status}: ${await started.text()}`);
+    const { location } = (await started.json()) as { location: string };
+    const callback = await this.atProvider(provider, location, account);
+    return { response: await this.fetch(callback), callback };
+  }
+
   /** The signed-in person, or the status when there is none. */
   async session(): Promise<{ status: number; body: Record<string, unknown> }> {
     const response = await this.fetch(`${ADMIN}/session`);
