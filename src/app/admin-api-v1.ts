@@ -8,6 +8,7 @@ import { companyAdminRoutes } from '../modules/companies/admin.routes.js';
 import { employeeAdminRoutes } from '../modules/employees/admin.routes.js';
 import { sessionRoutes } from '../modules/people/admin.routes.js';
 import { ssoAdminRoutes } from '../modules/sso/admin.routes.js';
+import { ssoLinkRoutes } from '../modules/sso/link.routes.js';
 import { ssoSignInRoutes } from '../modules/sso/sign-in.routes.js';
 import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
@@ -45,6 +46,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(timesheetAdminRoutes);
     await guarded.register(webhookAdminRoutes);
     await guarded.register(ssoAdminRoutes);
+    await guarded.register(ssoLinkRoutes);
   });
 
   let document: Record<string, unknown> | undefined;

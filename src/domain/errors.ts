@@ -88,6 +88,21 @@ export const ERROR_CATALOGUE = {
     code: 3432,
     title: 'The single sign-on client secret cannot be decrypted (encryption key changed?)',
   },
+  sso_domain_in_use: {
+    status: 409,
+    code: 3433,
+    title: 'An email domain is used by people of another company, or by a super admin',
+  },
+  sso_link_required: {
+    status: 403,
+    code: 3434,
+    title: 'This person links their account to the identity provider from a signed-in session',
+  },
+  sso_link_mismatch: {
+    status: 409,
+    code: 3435,
+    title: "The identity provider's account is not this person's (another or unverified email)",
+  },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

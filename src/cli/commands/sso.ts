@@ -113,7 +113,7 @@ export function registerSsoCommands(program: Command): void {
         (await loadAppSecret(ctx.database.db, 'webhook_encryption_key', ctx.now()));
       await setSsoConfig(
         ctx,
-        key,
+        { key, allowedHosts: config.ssoAllowedHosts },
         id!,
         {
           issuer: f.issuer!,

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import * as oidc from 'openid-client';
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, type FieldError } from '../../domain/errors.js';
+import { type OutboundPolicy, UnsafeTarget } from '../webhooks/address-guard.js';
+import { guardedFetch } from './outbound.js';
 import { isHttpIssuer } from './rules.js';
 
 /*
@@ -24,57 +26,110 @@ export interface ClientSettings {
 
 const cache = new Map<string, { config: oidc.Configuration; until: number }>();
 
-function cacheKey(client: ClientSettings): string {
+function cacheKey(client: ClientSettings, policy: OutboundPolicy): string {
   const secret = createHash('sha256').update(client.clientSecret).digest('base64url');
-  return JSON.stringify([client.issuer, client.clientId, secret]);
+  return JSON.stringify([client.issuer, client.clientId, secret, policy.allowedHosts]);
 }
 
-function isNetworkFailure(error: unknown): boolean {
-  if (error instanceof DOMException) return error.name === 'TimeoutError' || error.name === 'AbortError';
-  if (error instanceof TypeError) return error.message === 'fetch failed';
-  if (error instanceof oidc.ClientError)
-    return (
-      error.code === 'OAUTH_RESPONSE_IS_NOT_CONFORM' ||
-      error.code === 'OAUTH_RESPONSE_IS_NOT_JSON' ||
-      isNetworkFailure(error.cause)
-    );
-  return false;
+/**
+ * A refusal of single sign-on: what the person is told (fixed words, never the provider's answer or a
+ * network error: no oracle of what answers where), and, for the server's log only, what happened.
+ */
+export class SsoProblem extends ApiError {
+  constructor(
+    name: ConstructorParameters<typeof ApiError>[0],
+    detail: string,
+    readonly logDetail: string | null = null,
+    fieldErrors: FieldError[] | null = null,
+  ) {
+    super(name, detail, fieldErrors);
+  }
 }
 
-/** The library's message with its cause's, for the problem's detail (never a secret in either). */
+/** The library's message with its cause's, for the server's log only. */
 function describe(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
   const cause = error.cause instanceof Error ? error.cause.message : null;
   return cause && cause !== error.message ? `${error.message}: ${cause}` : error.message;
 }
 
-/** An error of the library as the problem the person gets. */
+const UNREACHABLE = 'the identity provider could not be reached';
+/** Error codes of RFC 6749 and OpenID Connect that may be named back (nothing else the provider says is). */
+const KNOWN_ERRORS = new Set([
+  'invalid_request',
+  'unauthorized_client',
+  'access_denied',
+  'unsupported_response_type',
+  'invalid_scope',
+  'server_error',
+  'temporarily_unavailable',
+  'interaction_required',
+  'login_required',
+  'account_selection_required',
+  'consent_required',
+  'invalid_grant',
+  'invalid_client',
+  'unsupported_grant_type',
+]);
+const named = (error: string) => (KNOWN_ERRORS.has(error) ? error : 'an error');
+
+/** Whether the provider did not answer (refused address, network error, timeout, not its JSON). */
+function isNetworkFailure(error: unknown): boolean {
+  if (error instanceof UnsafeTarget) return true;
+  if (error instanceof DOMException) return error.name === 'TimeoutError' || error.name === 'AbortError';
+  if (error instanceof oidc.ClientError) {
+    const unanswered = [
+      'OAUTH_RESPONSE_IS_NOT_CONFORM',
+      'OAUTH_RESPONSE_IS_NOT_JSON',
+      'OAUTH_TIMEOUT',
+      'OAUTH_ABORT',
+    ];
+    if (error.code !== undefined) return unanswered.includes(error.code);
+    // "something went wrong": what the fetch itself threw.
+    return isNetworkFailure(error.cause);
+  }
+  // A socket's own failure (ECONNREFUSED, ETIMEDOUT, ERR_…), not an error the library made of an answer.
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  if (error instanceof Error && error.name === 'AbortError') return true;
+  return typeof code === 'string' && /^(E[A-Z]+|ERR_[A-Z_]+)$/.test(code);
+}
+
+/** An error of the library (or of the guarded fetch) as the problem the person gets. */
 export function providerProblem(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
-  if (isNetworkFailure(error))
-    return new ApiError(
-      'sso_provider_unavailable',
-      `the identity provider did not answer: ${describe(error)}`,
+  if (error instanceof oidc.AuthorizationResponseError)
+    return new SsoProblem(
+      'sso_denied',
+      `the identity provider answered ${named(error.error)}`,
+      describe(error),
     );
-  if (error instanceof oidc.AuthorizationResponseError) {
-    const description = error.error_description ? ` (${error.error_description})` : '';
-    return new ApiError('sso_denied', `the identity provider answered ${error.error}${description}`);
-  }
-  if (error instanceof oidc.ResponseBodyError) {
-    const description = error.error_description ? ` (${error.error_description})` : '';
-    return new ApiError('sso_response_invalid', `the token endpoint refused: ${error.error}${description}`);
-  }
+  if (error instanceof oidc.ResponseBodyError)
+    return new SsoProblem(
+      'sso_response_invalid',
+      `the token endpoint refused: ${named(error.error)}`,
+      describe(error),
+    );
+  if (isNetworkFailure(error))
+    return new SsoProblem('sso_provider_unavailable', UNREACHABLE, describe(error));
+  // The library's own checks (state, iss, nonce, aud, exp, signature), in its own fixed words.
   if (error instanceof oidc.ClientError || error instanceof oidc.WWWAuthenticateChallengeError)
-    return new ApiError('sso_response_invalid', describe(error));
+    return new SsoProblem('sso_response_invalid', describe(error), describe(error));
   throw error;
 }
 
-async function discover(client: ClientSettings): Promise<oidc.Configuration> {
+/** How the provider is reached: the guarded fetch, plain http only for a loopback issuer. */
+function requestOptions(issuer: string, policy: OutboundPolicy) {
   const execute = [oidc.enableNonRepudiationChecks];
-  if (isHttpIssuer(client.issuer)) execute.push(oidc.allowInsecureRequests);
+  if (isHttpIssuer(issuer)) execute.push(oidc.allowInsecureRequests);
+  return { execute, fetch: guardedFetch(policy) as unknown as oidc.CustomFetch };
+}
+
+async function discover(client: ClientSettings, policy: OutboundPolicy): Promise<oidc.Configuration> {
+  const { execute, fetch } = requestOptions(client.issuer, policy);
   const config = await oidc.discovery(new URL(client.issuer), client.clientId, undefined, undefined, {
     execute,
     timeout: PROVIDER_TIMEOUT_SECONDS,
+    [oidc.customFetch]: fetch,
   });
   const methods = config.serverMetadata().token_endpoint_auth_methods_supported;
   // client_secret_basic is the default of OpenID Connect; client_secret_post when the provider says only that.
@@ -85,17 +140,22 @@ async function discover(client: ClientSettings): Promise<oidc.Configuration> {
   const ready = new oidc.Configuration(config.serverMetadata(), client.clientId, undefined, auth);
   for (const step of execute) step(ready);
   ready.timeout = PROVIDER_TIMEOUT_SECONDS;
+  ready[oidc.customFetch] = fetch;
   return ready;
 }
 
 /** The provider's configuration for this client (discovered, or reused for a few minutes). */
-export async function clientConfiguration(client: ClientSettings, now: number): Promise<oidc.Configuration> {
-  const key = cacheKey(client);
+export async function clientConfiguration(
+  client: ClientSettings,
+  policy: OutboundPolicy,
+  now: number,
+): Promise<oidc.Configuration> {
+  const key = cacheKey(client, policy);
   const hit = cache.get(key);
   if (hit && hit.until > now) return hit.config;
   let config: oidc.Configuration;
   try {
-    config = await discover(client);
+    config = await discover(client, policy);
   } catch (error) {
     throw providerProblem(error);
   }
@@ -104,28 +164,42 @@ export async function clientConfiguration(client: ClientSettings, now: number): 
   return config;
 }
 
+/** The same words whatever happened (nothing answered, an address refused, not its document). */
+const UNREADABLE =
+  "the issuer's OpenID configuration (its /.well-known/openid-configuration) could not be read";
+
 /**
  * Reads the issuer's discovery document, checking that it names this issuer and offers the code flow
- * with S256 PKCE: why not, or null. Used when a configuration is saved, so a typo is caught then.
+ * with S256 PKCE: why not (fixed words; what happened goes to `logDetail`), or null. Used when a
+ * configuration is saved, so a typo is caught then.
  */
-export async function issuerDiscoveryProblem(issuer: string): Promise<string | null> {
+export async function issuerDiscoveryProblem(
+  issuer: string,
+  policy: OutboundPolicy,
+): Promise<{ message: string; logDetail: string | null } | null> {
   let metadata: oidc.ServerMetadata;
   try {
-    const execute = isHttpIssuer(issuer) ? [oidc.allowInsecureRequests] : [];
+    const { execute, fetch } = requestOptions(issuer, policy);
     const config = await oidc.discovery(new URL(issuer), 'discovery-check', undefined, undefined, {
-      execute,
+      execute: execute.filter((step) => step === oidc.allowInsecureRequests),
       timeout: PROVIDER_TIMEOUT_SECONDS,
+      [oidc.customFetch]: fetch,
     });
     metadata = config.serverMetadata();
   } catch (error) {
-    return `the issuer's OpenID configuration (${issuer.replace(/\/$/, '')}/.well-known/openid-configuration) could not be read: ${describe(error)}`;
+    return { message: UNREADABLE, logDetail: describe(error) };
   }
   if (!metadata.authorization_endpoint || !metadata.token_endpoint || !metadata.jwks_uri)
-    return "the issuer's OpenID configuration lacks an authorization, token or JWKS endpoint";
+    return {
+      message: "the issuer's OpenID configuration lacks an authorization, token or JWKS endpoint",
+      logDetail: null,
+    };
   const responseTypes = metadata.response_types_supported;
-  if (responseTypes && !responseTypes.includes('code')) return 'the issuer does not offer the code flow';
+  if (responseTypes && !responseTypes.includes('code'))
+    return { message: 'the issuer does not offer the code flow', logDetail: null };
   const pkce = metadata.code_challenge_methods_supported;
-  if (pkce && !pkce.includes('S256')) return 'the issuer does not offer PKCE with S256';
+  if (pkce && !pkce.includes('S256'))
+    return { message: 'the issuer does not offer PKCE with S256', logDetail: null };
   return null;
 }
 
@@ -172,7 +246,7 @@ export async function exchangeCode(
     const idToken = tokens.claims();
     if (!idToken) throw new ApiError('sso_response_invalid', 'the provider sent no ID token');
     let claims: Record<string, unknown> = { ...idToken };
-    const lacksGroups = input.groupsClaim !== null && claims[input.groupsClaim] === undefined;
+    const lacksGroups = input.groupsClaim !== null && !Object.hasOwn(claims, input.groupsClaim);
     const canAsk = config.serverMetadata().userinfo_endpoint !== undefined && tokens.access_token;
     if ((claims.email === undefined || lacksGroups) && canAsk) {
       const userInfo = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);

@@ -42,6 +42,7 @@ export async function upsertConfig(tx: Tx, row: SsoConfigsTable): Promise<void> 
         group_permissions: row.group_permissions,
         create_people: row.create_people,
         require_sso: row.require_sso,
+        configurer_permissions: row.configurer_permissions,
         updated_at: row.updated_at,
       }),
     )
@@ -72,27 +73,76 @@ export async function domainsTakenByOthers(db: Executor, companyId: string, doma
 
 /** Removes the configuration, its domains, its links and its sign-ins under way. */
 export async function deleteConfig(tx: Tx, companyId: string): Promise<boolean> {
-  await tx.deleteFrom('sso_logins').where('company_id', '=', companyId).execute();
-  await tx.deleteFrom('sso_identities').where('company_id', '=', companyId).execute();
+  await deleteIdentities(tx, companyId);
   await tx.deleteFrom('sso_domains').where('company_id', '=', companyId).execute();
   const result = await tx.deleteFrom('sso_configs').where('company_id', '=', companyId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 
 /**
- * Whether password sign-in is refused for this person: their company requires single sign-on and they
- * are not a super admin (a super admin's password is the way back in when the provider is down).
+ * What decides whether this person may sign in with a password: their company's configuration when it
+ * requires single sign-on (its authority), and whether they are linked to its issuer; undefined when the
+ * company does not require it.
  */
-export async function passwordSignInRefused(db: Executor, userId: string): Promise<boolean> {
-  const row = await db
+export function findPasswordPolicy(db: Executor, userId: string) {
+  return db
     .selectFrom('users as u')
     .innerJoin('sso_configs as s', 's.company_id', 'u.company_id')
-    .select('u.id')
+    .leftJoin('sso_identities as i', (join) =>
+      join.onRef('i.user_id', '=', 'u.id').onRef('i.issuer', '=', 's.issuer'),
+    )
+    .select(['u.permissions', 'u.super_admin', 's.configurer_permissions', 'i.subject'])
     .where('u.id', '=', userId)
-    .where('u.super_admin', '=', 0)
     .where('s.require_sso', '=', 1)
     .executeTakeFirst();
-  return row !== undefined;
+}
+
+/** Active people (of any company) whose email may be at one of these domains (case-insensitive). */
+export async function peopleAtDomains(db: Executor, domains: readonly string[]) {
+  if (domains.length === 0) return [];
+  return db
+    .selectFrom('users')
+    .select(['id', 'company_id', 'email', 'super_admin'])
+    .where('active', '=', 1)
+    .where((eb) => eb.or(domains.map((domain) => eb(sql<string>`lower(email)`, 'like', `%@${domain}`))))
+    .execute();
+}
+
+/** Removes the company's links to its provider (the issuer changed: nobody stays linked to the old one). */
+export async function deleteIdentities(tx: Tx, companyId: string): Promise<void> {
+  await tx.deleteFrom('sso_identities').where('company_id', '=', companyId).execute();
+  await tx.deleteFrom('sso_logins').where('company_id', '=', companyId).execute();
+}
+
+/** Ends the company's console sessions begun with single sign-on. */
+export async function deleteSsoSessions(tx: Tx, companyId: string): Promise<void> {
+  await tx
+    .deleteFrom('console_sessions')
+    .where('company_id', '=', companyId)
+    .where('sign_in_method', '=', 'sso')
+    .execute();
+}
+
+/** The company's people who have a console session begun with a password (or before methods were kept). */
+export function peopleWithPasswordSessions(db: Executor, companyId: string) {
+  return db
+    .selectFrom('console_sessions as c')
+    .innerJoin('users as u', 'u.id', 'c.user_id')
+    .select(['u.id'])
+    .distinct()
+    .where('c.company_id', '=', companyId)
+    .where((eb) => eb.or([eb('c.sign_in_method', '=', 'password'), eb('c.sign_in_method', 'is', null)]))
+    .execute();
+}
+
+/** Ends these people's console sessions begun with a password. */
+export async function deletePasswordSessions(tx: Tx, userIds: readonly string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await tx
+    .deleteFrom('console_sessions')
+    .where('user_id', 'in', [...userIds])
+    .where((eb) => eb.or([eb('sign_in_method', '=', 'password'), eb('sign_in_method', 'is', null)]))
+    .execute();
 }
 
 export async function insertLogin(tx: Executor, row: SsoLoginsTable): Promise<void> {
@@ -128,7 +178,7 @@ export function findIdentity(db: Executor, companyId: string, issuer: string, su
   return db
     .selectFrom('sso_identities as i')
     .innerJoin('users as u', 'u.id', 'i.user_id')
-    .select(['i.user_id', 'u.active', 'u.permissions', 'u.super_admin'])
+    .select(['i.user_id', 'u.active', 'u.permissions', 'u.super_admin', 'u.email'])
     .where('i.company_id', '=', companyId)
     .where('i.issuer', '=', issuer)
     .where('i.subject', '=', subject)
@@ -139,13 +189,24 @@ export function findIdentity(db: Executor, companyId: string, issuer: string, su
 export function findPeopleByEmail(db: Executor, companyId: string, email: string) {
   return db
     .selectFrom('users')
-    .select(['id', 'active', 'permissions', 'super_admin'])
+    .select(['id', 'active', 'permissions', 'super_admin', 'email'])
     .where('company_id', '=', companyId)
     .where(sql<string>`lower(email)`, '=', email.toLowerCase())
     .orderBy('active', 'desc')
     .orderBy('created_at')
     .orderBy('id')
     .execute();
+}
+
+/** An active person of the company, to link to a provider's account ("link my account"). */
+export function findPersonToLink(db: Executor, companyId: string, userId: string) {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email', 'permissions', 'super_admin'])
+    .where('id', '=', userId)
+    .where('company_id', '=', companyId)
+    .where('active', '=', 1)
+    .executeTakeFirst();
 }
 
 /** Whether the person is already linked to a subject of this issuer (another account of the provider). */

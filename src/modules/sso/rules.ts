@@ -53,12 +53,15 @@ export function checkDomains(values: readonly string[]): { domains: string[]; er
   return { domains: domains.sort(), errors };
 }
 
-/** The mapping checked: group names 1..200 characters, known permission numbers; field errors otherwise. */
+/**
+ * The mapping checked: group names 1..200 characters, known permission numbers; field errors otherwise.
+ * Built on a Map: a group named `__proto__` or `constructor` is a group like any other.
+ */
 export function checkGroupPermissions(mapping: Record<string, readonly number[]>): {
   mapping: GroupPermissions;
   errors: FieldError[];
 } {
-  const result: GroupPermissions = {};
+  const result = new Map<string, number[]>();
   const errors: FieldError[] = [];
   const field = 'groupPermissions';
   const entries = Object.entries(mapping);
@@ -78,9 +81,12 @@ export function checkGroupPermissions(mapping: Record<string, readonly number[]>
         message: `unknown permission ${unknown.join(', ')} for group ${group}; known: ${KNOWN_PERMISSIONS.join(', ')}`,
         code: 'invalid',
       });
-    result[group] = [...new Set(permissions)].sort((a, b) => a - b);
+    result.set(
+      group,
+      [...new Set(permissions)].sort((a, b) => a - b),
+    );
   }
-  return { mapping: result, errors };
+  return { mapping: Object.fromEntries(result), errors };
 }
 
 /**
@@ -88,7 +94,7 @@ export function checkGroupPermissions(mapping: Record<string, readonly number[]>
  * Throws a message for a malformed entry.
  */
 export function parseGroupPermissions(text: string): Record<string, number[]> {
-  const mapping: Record<string, number[]> = {};
+  const mapping = new Map<string, number[]>();
   for (const entry of text.split(',')) {
     if (entry.trim() === '') continue;
     const eq = entry.lastIndexOf('=');
@@ -96,29 +102,62 @@ export function parseGroupPermissions(text: string): Record<string, number[]> {
     const numbers = entry.slice(eq + 1).trim();
     if (numbers !== '' && !/^\d+(\+\d+)*$/.test(numbers))
       throw new Error(`--group-permissions: "${entry}" is not group=N+N`);
-    mapping[entry.slice(0, eq).trim()] = numbers === '' ? [] : numbers.split('+').map(Number);
+    mapping.set(entry.slice(0, eq).trim(), numbers === '' ? [] : numbers.split('+').map(Number));
   }
-  return mapping;
+  return Object.fromEntries(mapping);
+}
+
+/** A property of a claims object that is its own (never one of Object.prototype's). */
+function own(value: unknown, key: string): unknown {
+  return value !== null && typeof value === 'object' && Object.hasOwn(value, key)
+    ? (value as Record<string, unknown>)[key]
+    : undefined;
 }
 
 /** The groups a claim carries: a string array (or one string); a dotted name is also looked up as a path. */
 export function groupsOf(claims: Record<string, unknown>, claim: string): string[] {
-  let value: unknown = claims[claim];
+  let value: unknown = own(claims, claim);
   if (value === undefined && claim.includes('.')) {
     value = claims;
-    for (const part of claim.split('.'))
-      value =
-        value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[part] : undefined;
+    for (const part of claim.split('.')) value = own(value, part);
   }
   if (typeof value === 'string') return [value];
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
 }
 
-/** The union of the permissions the person's groups map to, sorted. */
+/** The union of the permissions the person's groups map to, sorted (only the mapping's own groups). */
 export function permissionsFromGroups(mapping: GroupPermissions, groups: readonly string[]): number[] {
   const result = new Set<number>();
-  for (const group of groups) for (const permission of mapping[group] ?? []) result.add(permission);
+  for (const group of groups) {
+    const permissions = own(mapping, group);
+    if (Array.isArray(permissions))
+      for (const permission of permissions) if (typeof permission === 'number') result.add(permission);
+  }
   return [...result].sort((a, b) => a - b);
+}
+
+/**
+ * What a configuration may do to a person without them (linking them by email, setting their
+ * permissions from the groups mapping): its authority is the permissions of whoever saved it (null: the
+ * operator, or a super admin). Never a super admin; only people all of whose permissions the authority
+ * holds (issue 34's review, items 1 and 5).
+ */
+export function withinAuthority(
+  person: { superAdmin: boolean; permissions: readonly number[] },
+  authority: readonly number[] | null,
+): boolean {
+  if (person.superAdmin) return false;
+  return authority === null || person.permissions.every((p) => authority.includes(p));
+}
+
+/** A configuration's authority as stored (`configurer_permissions`): null for the operator or a super admin. */
+export function authorityOf(stored: string | null): number[] | null {
+  return stored === null ? null : (JSON.parse(stored) as number[]);
+}
+
+/** The mapped permissions a configuration may set: only those its authority holds. */
+export function grantable(permissions: readonly number[], authority: readonly number[] | null): number[] {
+  return authority === null ? [...permissions] : permissions.filter((p) => authority.includes(p));
 }
 
 const TRUE_VALUES = new Set<unknown>([true, 'true']);
@@ -158,11 +197,16 @@ export function safeReturnTo(value: string | undefined | null): string {
 
 const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-function isLoopbackHost(hostname: string): boolean {
+export function isLoopbackHost(hostname: string): boolean {
   return LOOPBACK_NAMES.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
 }
 
-/** Why `value` cannot be an issuer, or null: an absolute https URL (http only on a loopback address), no query, fragment or credentials. */
+/**
+ * Why `value` cannot be an issuer, or null: an absolute https URL (http only on a loopback address),
+ * written as the URL standard writes it (no `..`, encoded dots or upper-case host to make two spellings
+ * of one issuer), without query, fragment, credentials or a `.well-known` segment (openid-client takes
+ * a URL with `/.well-known/` as the discovery document itself and skips its issuer check).
+ */
 export function issuerProblem(value: string): string | null {
   let url: URL;
   try {
@@ -176,6 +220,10 @@ export function issuerProblem(value: string): string | null {
   if (url.search !== '' || url.hash !== '' || value.includes('?') || value.includes('#'))
     return 'the issuer must not have a query or a fragment';
   if (url.username !== '' || url.password !== '') return 'the issuer must not carry credentials';
+  if (/(^|\/)\.well-known(\/|$)/i.test(url.pathname) || /well-known/i.test(value))
+    return "the issuer is the provider's base URL, without /.well-known/openid-configuration";
+  const canonical = url.pathname === '/' && !value.endsWith('/') ? url.href.slice(0, -1) : url.href;
+  if (canonical !== value) return `write the issuer exactly as the provider publishes it (${url.href})`;
   return null;
 }
 

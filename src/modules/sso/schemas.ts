@@ -115,3 +115,37 @@ export const SsoCallbackQuerySchema = Type.Object({
 });
 
 export const RedirectSchema = Type.Null({ description: 'See Other: Location says where' });
+
+export const SsoLinkStatusSchema = Type.Object(
+  {
+    available: Type.Boolean({ description: "whether the person's company has single sign-on" }),
+    linked: Type.Boolean({
+      description: "whether the person is linked to an account of the company's identity provider",
+    }),
+    issuer: NullableOut(
+      Type.String({ description: "the provider's issuer URL (so the person sees where they link)" }),
+    ),
+  },
+  { description: "The signed-in person's link to the company's identity provider" },
+);
+
+export const SsoLinkBodySchema = Type.Object(
+  {
+    returnTo: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description: 'a path under /console to come back to; anything else gives the console’s home',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SsoLinkStartedSchema = Type.Object(
+  {
+    location: Type.String({
+      description: "the provider's authorization URL: the console sends the browser there",
+    }),
+  },
+  { description: 'A link under way; the binding cookie is set with it' },
+);

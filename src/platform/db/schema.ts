@@ -204,6 +204,8 @@ export interface ConsoleSessionsTable {
   created_at: string;
   last_seen_at: string;
   expires_at: string;
+  /** How the person signed in (migration 0009): 'password', 'sso'; null for sessions made before it. */
+  sign_in_method: string | null;
 }
 
 export interface ConsoleInvitationsTable {
@@ -212,6 +214,8 @@ export interface ConsoleInvitationsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
+  link_user_id: string | null;
 }
 
 export interface WebhookEndpointsTable {
@@ -265,6 +269,11 @@ export interface SsoConfigsTable {
   group_permissions: string;
   create_people: number;
   require_sso: number;
+  /**
+   * JSON array: the permissions of the console person who saved the configuration, its authority over
+   * people (linking by email, the groups mapping); null: saved by the operator or a super admin.
+   */
+  configurer_permissions: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -292,6 +301,8 @@ export interface SsoLoginsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
+  link_user_id: string | null;
 }
 
 export interface Schema {

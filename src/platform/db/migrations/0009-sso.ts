@@ -13,7 +13,13 @@ import type { Kysely } from 'kysely';
  * - `sso_logins`: sign-ins under way: the SHA-256 of the `state` sent to the provider and of the
  *   browser-binding cookie (the nonce and the PKCE verifier are derived from that cookie, so nothing
  *   here lets a copy of the database finish someone's sign-in), the redirect URI sent, the return
- *   address, ten minutes of life and the instant it was used (a state is used once).
+ *   address, ten minutes of life and the instant it was used (a state is used once); for a signed-in
+ *   person linking their account, who they are (`link_user_id`).
+ * - `sso_configs.configurer_permissions`: the permissions of whoever saved the configuration in the
+ *   console (null: the operator or a super admin): what it may do to people without them (issue 34's
+ *   review: link by email, or set permissions by group, only people within them; never a super admin).
+ * - `console_sessions.sign_in_method`: 'password' or 'sso', so that requiring single sign-on ends
+ *   password sessions and removing it (or changing the issuer) ends its sessions.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
   await db.schema
@@ -26,6 +32,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('group_permissions', 'text', (c) => c.notNull())
     .addColumn('create_people', 'integer', (c) => c.notNull())
     .addColumn('require_sso', 'integer', (c) => c.notNull())
+    .addColumn('configurer_permissions', 'text')
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('updated_at', 'text', (c) => c.notNull())
     .execute();
@@ -64,11 +71,15 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('created_at', 'text', (c) => c.notNull())
     .addColumn('expires_at', 'text', (c) => c.notNull())
     .addColumn('used_at', 'text')
+    .addColumn('link_user_id', 'text', (c) => c.references('users.id'))
     .execute();
   await db.schema.createIndex('sso_logins_expires_idx').on('sso_logins').column('expires_at').execute();
+
+  await db.schema.alterTable('console_sessions').addColumn('sign_in_method', 'text').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('console_sessions').dropColumn('sign_in_method').execute();
   await db.schema.dropTable('sso_logins').execute();
   await db.schema.dropTable('sso_identities').execute();
   await db.schema.dropTable('sso_domains').execute();
