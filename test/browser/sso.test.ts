@@ -15,7 +15,9 @@ import {
 } from '../support/browser.js';
 import { testDialects } from '../support/databases.js';
 import { PROVIDER_PASSWORD, startTestProvider, type TestProvider } from '../support/oidc-provider.js';
-import { createCompanyFixture, startTestServer, type TestServer } from '../support/server.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+import { createCompany } from '../../src/modules/companies/service.js';
+import { inTransaction } from '../../src/modules/context.js';
 
 /**
  * Single sign-on in the console (issue 34), in a real headless Chromium against a real server and a
@@ -45,22 +47,31 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     let provider: TestProvider;
     let manager: Person;
     let staff: Person;
+    let companyId: string;
     let context: BrowserContext;
     let page: Page;
     let log: PageLog;
 
     beforeAll(async () => {
       server = await startTestServer(dialect, {
-        env: { CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '1000', CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '1000' },
+        env: {
+          CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '1000',
+          CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '1000',
+          SSO_ALLOWED_HOSTS: '127.0.0.1',
+        },
       });
       provider = await startTestProvider({
         redirectUris: [`${server.listenUrl}${ADMIN}/sso/callback`],
         accounts: [
           { sub: 'sub-staff', email: 'staff@acme.example', groups: ['staff'] },
           { sub: 'sub-stranger', email: 'stranger@acme.example' },
+          { sub: 'sub-boss', email: 'boss@acme.example' },
         ],
       });
-      const fixture = await createCompanyFixture(server.ctx);
+      const fixture = {
+        companyId: (await inTransaction(server.ctx, (tx, now) => createCompany(tx, now, { name: 'Acme' })))
+          .id,
+      };
       manager = await createPerson(server.ctx, fixture.companyId, {
         email: 'manager@acme.example',
         permissions: '47,49,52,90,91,92,93',
@@ -69,6 +80,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'staff@acme.example',
         permissions: '47',
       });
+      companyId = fixture.companyId;
       context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
       ({ page, log } = await openPage(context));
     }, FLOW_TIMEOUT);
@@ -180,6 +192,49 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await page.getByLabel('Email address').fill('someone@beta.example');
         await page.getByRole('button', { name: 'Continue with single sign-on' }).click();
         await page.getByRole('alert').filter({ hasText: 'not set up for this email address' }).waitFor();
+        expect(log.problems).toEqual([]);
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it(
+      'a super admin is refused at a first single sign-on, then links their account from the Company screen',
+      async () => {
+        const boss = await createPerson(server.ctx, companyId, {
+          email: 'boss@acme.example',
+          superAdmin: true,
+        });
+        await freshBrowser();
+        await page.goto(`${server.listenUrl}/console/`);
+        await page.getByLabel('Email address').fill(boss.email);
+        await page.keyboard.press('Enter');
+        await page.getByRole('heading', { name: 'Test identity provider' }).waitFor({ timeout: UI_TIMEOUT });
+        await page.getByLabel('Account').fill('sub-boss');
+        await page.getByLabel('Password').fill(PROVIDER_PASSWORD);
+        await page.getByRole('button', { name: 'Sign in at the provider' }).click();
+        await page.getByRole('alert').filter({ hasText: 'Link my account' }).waitFor({ timeout: UI_TIMEOUT });
+        expect(new URL(page.url()).hash).toBe('#/sign-in?sso-error=sso_link_required');
+        await capture(page, 'sso-link-required');
+
+        // A new browser (no session at the provider): the password, then "Link my account".
+        await freshBrowser();
+        await page.goto(`${server.listenUrl}/console/`);
+        await page.getByLabel('Email address').fill(boss.email);
+        await page.getByLabel('Password').fill(boss.password);
+        await page.keyboard.press('Enter');
+        await page.goto(`${server.listenUrl}/console/#/company`);
+        const section = page.getByRole('region', { name: 'Your sign-in' });
+        await section.getByRole('button', { name: 'Link my account' }).waitFor({ timeout: UI_TIMEOUT });
+        await capture(page, 'sso-link-offered');
+        await keyboardActivate(page, section.getByRole('button', { name: 'Link my account' }));
+        await page.getByRole('heading', { name: 'Test identity provider' }).waitFor({ timeout: UI_TIMEOUT });
+        await page.getByLabel('Account').fill('sub-boss');
+        await page.getByLabel('Password').fill(PROVIDER_PASSWORD);
+        await page.getByRole('button', { name: 'Sign in at the provider' }).click();
+        await page.getByRole('heading', { level: 1, name: 'Company' }).waitFor({ timeout: UI_TIMEOUT });
+        expect(page.url()).toBe(`${server.listenUrl}/console/#/company`);
+        await section.getByText('Your account is linked').waitFor({ timeout: UI_TIMEOUT });
+        await capture(page, 'sso-linked');
         expect(log.problems).toEqual([]);
       },
       FLOW_TIMEOUT,

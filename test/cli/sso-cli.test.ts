@@ -31,7 +31,12 @@ interface CliResult {
 function cli(databaseUrl: string, args: string[], input = ''): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', DATABASE_URL: databaseUrl, PUBLIC_BASE_URL: BASE },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATABASE_URL: databaseUrl,
+        PUBLIC_BASE_URL: BASE,
+        SSO_ALLOWED_HOSTS: '127.0.0.1',
+      },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -116,6 +121,11 @@ describe.each(dialects.map((d) => [d.name, d] as const))('company sso commands o
       [[...setArgs(), '--group-permissions', 'admins=12'], 'secret', /unknown permission 12/],
       [[...setArgs(), '--issuer', 'http://idp.example.com'], 'secret', /https/],
       [[...setArgs(), '--issuer', 'http://127.0.0.1:1'], 'secret', /could not be read/],
+      [
+        [...setArgs(), '--issuer', `${provider.issuer}/.well-known/openid-configuration`],
+        'secret',
+        /without \/\.well-known/,
+      ],
       [
         ['company', 'sso', 'set', '00000000-0000-4000-8000-000000000000', ...setArgs().slice(4)],
         'secret',

@@ -122,6 +122,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/sso/lookup',
           'GET /api/admin/v1/sso/start',
           'GET /api/admin/v1/sso/callback',
+          'GET /api/admin/v1/sso/link',
+          'POST /api/admin/v1/sso/link',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([

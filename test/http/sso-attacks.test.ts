@@ -52,7 +52,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
 
     beforeAll(async () => {
       server = await startTestServer(dialect, {
-        env: { CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '1000', CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '1000' },
+        env: {
+          CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '1000',
+          CONSOLE_SIGN_IN_LIMIT_PER_ACCOUNT: '1000',
+          SSO_ALLOWED_HOSTS: '127.0.0.1',
+        },
       });
       provider = await startTestProvider({
         redirectUris: [`${server.listenUrl}${ADMIN}/sso/callback`],

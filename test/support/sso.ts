@@ -146,7 +146,8 @@ export class SsoBrowser {
       headers: { origin: this.origin },
       json: { email, password },
     });
-    if (response.status !== 200) throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
+    if (response.status !== 200)
+      throw new Error(`sign-in answered ${response.status}: ${await response.text()}`);
     return ((await response.json()) as { csrfToken: string }).csrfToken;
   }
 

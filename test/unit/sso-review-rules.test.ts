@@ -75,7 +75,9 @@ describe('single sign-on review rules', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.2', resolve));
     const url = `http://127.0.0.2:${(server.address() as AddressInfo).port}/x`;
     try {
-      await expect(guardedFetch({ allowHttp: true, allowedHosts: [] })(url)).rejects.toBeInstanceOf(UnsafeTarget);
+      await expect(guardedFetch({ allowHttp: true, allowedHosts: [] })(url)).rejects.toBeInstanceOf(
+        UnsafeTarget,
+      );
       await expect(
         guardedFetch({ allowHttp: true, allowedHosts: ['127.0.0.1'] })(url),
       ).rejects.toBeInstanceOf(UnsafeTarget);
