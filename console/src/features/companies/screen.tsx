@@ -3,6 +3,7 @@ import { api, messageOf, may, PERMISSIONS } from '../../api.js';
 import { useFormProblem } from '../../components/form-problem.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
+import { SsoLinkSection } from '../sso/link-section.js';
 import { SsoSection } from '../sso/section.js';
 import {
   type CompanySettings,
@@ -108,6 +109,7 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
         </section>
       ) : null}
       {canEdit ? <SsoSection /> : null}
+      <SsoLinkSection />
     </>
   );
 }

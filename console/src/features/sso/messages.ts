@@ -28,6 +28,11 @@ const MESSAGES: Record<string, string> = {
   sso_identity_conflict:
     'Your Punchclock account is already linked to another account at your identity provider. Ask an administrator to sort it out.',
   sso_configuration_unreadable: 'Single sign-on is not working on the server. Ask an administrator.',
+  sso_link_required:
+    'Your account has rights that single sign-on may not give by email alone. Sign in with your password once, then choose “Link my account” on the Company screen.',
+  sso_link_mismatch:
+    'The identity provider’s account you used is not yours here: its email address is another one, or the provider has not verified it.',
+  csrf_failed: 'Single sign-on must be started from this sign-in page. Please try again here.',
   sso_required:
     'Your company signs in with its identity provider. Choose “Continue with single sign-on” instead of a password.',
   rate_limited: 'Too many sign-in attempts from here. Wait a few minutes and try again.',
@@ -38,9 +43,12 @@ export function ssoMessage(error: string): string {
   return MESSAGES[error] ?? 'Single sign-on did not work. Please try again.';
 }
 
-/** The refusal the server sent the browser back with (`#/sign-in?sso-error=…`), or null. */
-export function ssoErrorFromAddress(): string | null {
+/**
+ * The refusal the server sent the browser back with (`#/sign-in?sso-error=…`, or for a refused "link my
+ * account" `#/company?sso-error=…`), or null.
+ */
+export function ssoErrorFromAddress(screen: 'sign-in' | 'company' = 'sign-in'): string | null {
   const route = parseHash(location.hash);
-  const error = route.segments[0] === 'sign-in' ? route.query.get('sso-error') : null;
+  const error = route.segments[0] === screen ? route.query.get('sso-error') : null;
   return error ? ssoMessage(error) : null;
 }

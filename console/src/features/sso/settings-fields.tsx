@@ -54,7 +54,7 @@ export function SsoFields(props: FieldsProps) {
       <TextField
         label="Allowed email domains"
         id="sso-allowedDomains"
-        hint="Comma-separated, e.g. acme.example, acme-corp.example. A domain belongs to one company only."
+        hint="Comma-separated, e.g. acme.example, acme-corp.example. A domain belongs to one company only, and not one where another company has people."
         error={problem.error('allowedDomains')}
         refusable
         value={draft.domains}
@@ -82,7 +82,7 @@ export function SsoFields(props: FieldsProps) {
       <Check
         id="sso-require"
         label="Refuse password sign-in for the company's people"
-        hint="Super admins may always use their password, as a way back in when the provider is down."
+        hint="Super admins keep their password, as a way back in when the provider is down. Turning this on signs out the password sessions it refuses, yours too unless you are a super admin."
         checked={draft.requireSso}
         onChange={(requireSso) => set({ requireSso })}
       />
@@ -95,7 +95,7 @@ function MappingField({ draft, problem, set }: FieldsProps) {
     <Field
       label="Permissions by group (optional)"
       id="sso-groupPermissions"
-      hint="One line per group: group = permission numbers, e.g. payroll = 47, 49. Set again at every sign-in."
+      hint="One line per group: group = permission numbers, e.g. payroll = 47, 49. Set again at every sign-in, only for people whose permissions are all yours (never a super admin)."
       error={problem.error('groupPermissions')}
     >
       {({ id, describedBy, invalid }) => (
