@@ -222,7 +222,9 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await page.getByLabel('Email address').fill(boss.email);
         await page.getByLabel('Password').fill(boss.password);
         await page.keyboard.press('Enter');
+        await page.getByRole('button', { name: 'Sign out' }).waitFor({ timeout: UI_TIMEOUT });
         await page.goto(`${server.listenUrl}/console/#/company`);
+        await page.getByRole('heading', { level: 1, name: 'Company' }).waitFor({ timeout: UI_TIMEOUT });
         const section = page.getByRole('region', { name: 'Your sign-in' });
         await section.getByRole('button', { name: 'Link my account' }).waitFor({ timeout: UI_TIMEOUT });
         await capture(page, 'sso-link-offered');
