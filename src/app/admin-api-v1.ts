@@ -34,8 +34,6 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     reply.header('cache-control', 'no-store');
   });
   await app.register(sessionRoutes);
-  // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts).
-  await app.register(ssoSignInRoutes);
   await app.register(async (guarded) => {
     guarded.addHook('onRequest', consoleGuard(app.services));
     await guarded.register(apiKeyAdminRoutes);
@@ -48,6 +46,9 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(ssoAdminRoutes);
     await guarded.register(ssoLinkRoutes);
   });
+  // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts); after the
+  // rest, so the admin document only grows at its end.
+  await app.register(ssoSignInRoutes);
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {
