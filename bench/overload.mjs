@@ -200,6 +200,7 @@ async function openLoop(url, request, rate) {
   const due = [];
   const accepted = [];
   const statusCounts = {};
+  const shedBySecond = {};
   let errors = 0;
   const total = Math.round(rate * durationS);
   let sent = 0;
@@ -213,6 +214,10 @@ async function openLoop(url, request, rate) {
           await response.body.dump();
           statusCounts[response.statusCode] = (statusCounts[response.statusCode] ?? 0) + 1;
           if (response.statusCode < 300) accepted.push(performance.now() - dueAt);
+          if (response.statusCode === 503) {
+            const second = Math.floor((dueAt - start) / 1000);
+            shedBySecond[second] = (shedBySecond[second] ?? 0) + 1;
+          }
         })
         .catch(() => errors++)
         .finally(() => {
@@ -243,6 +248,7 @@ async function openLoop(url, request, rate) {
     errors,
     statusCounts,
     share503: sharing === 0 ? 0 : (statusCounts[503] ?? 0) / sharing,
+    shedBySecond,
     accepted: summary(accepted),
   };
 }
@@ -264,14 +270,23 @@ async function measureCapacity() {
 async function paced(label, env, rate) {
   return withServer(env, async (server, database) => {
     const request = await repeatedRequest(server, database);
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // Warm up as a server in service is (its code compiled, its pools open): 3 s of a closed loop at 10
+    // connections, then 2 s for the gate to settle, so the open loop measures the steady state.
+    await autocannon({
+      url: `${server.url}${request.path}`,
+      method: request.method,
+      headers: request.headers,
+      connections: 10,
+      duration: 3,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const rss = sampleRss(server.pid);
     const result = await openLoop(server.url, request, rate);
     const { peakKb } = rss.stop();
     const a = result.accepted;
     console.log(
       `${label}: ${result.answered} answered at ${rate} req/s offered (${(result.share503 * 100).toFixed(1)}% 503), ${result.unanswered} never answered, ` +
-        `accepted p50 ${a.p50?.toFixed(1)} ms, p99 ${a.p99?.toFixed(1)} ms (from the due time), peak RSS ${Math.round(peakKb / 1024)} MB, statuses ${JSON.stringify(result.statusCounts)}`,
+        `accepted p50 ${a.p50?.toFixed(1)} ms, p99 ${a.p99?.toFixed(1)} ms (from the due time), peak RSS ${Math.round(peakKb / 1024)} MB, statuses ${JSON.stringify(result.statusCounts)}, 503 by second of the run ${JSON.stringify(result.shedBySecond)}`,
     );
     return { label, ...result, peakRssMb: Math.round(peakKb / 1024) };
   });

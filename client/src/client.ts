@@ -1,5 +1,6 @@
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import { PunchclockError } from './errors.js';
+import { type PlannedShiftMethods, plannedShiftMethods } from './planned-shifts.js';
 import type { paths } from './schema.js';
 import { TokenCache } from './token.js';
 import { createTransport, type FetchLike } from './transport.js';
@@ -98,7 +99,8 @@ export type TimeEntryIterationQuery = TimeEntryListQuery extends infer Q
     : never
   : never;
 
-export interface PunchclockClient {
+/** Every operation of the description; planned shifts and exceptions are in planned-shifts.ts. */
+export interface PunchclockClient extends PlannedShiftMethods {
   /** GET /me: the calling key, its company, scopes and token expiry. */
   me(options?: CallOptions): Promise<TokenDescription>;
   /** GET /employees: one page (up to `limit`, default 25), ordered by id. */
@@ -246,6 +248,15 @@ export function createPunchclockClient(options: PunchclockClientOptions): Punchc
 
   const client: PunchclockClient = {
     raw,
+    ...plannedShiftMethods({
+      raw,
+      unwrap,
+      writeHeaders,
+      paginate,
+      fail: (operation, result) => {
+        throw PunchclockError.fromResponse(operation, result.response, result.error);
+      },
+    }),
 
     async me(call) {
       return unwrap('describeToken', await raw.GET('/api/public/v1/me', { signal: call?.signal }));

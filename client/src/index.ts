@@ -27,3 +27,4 @@ export { PunchclockError, type PunchclockErrorInit } from './errors.js';
 export type { components, operations, paths } from './schema.js';
 export type { FetchLike } from './transport.js';
 export type * from './types.js';
+export type * from './planned-shifts.js';

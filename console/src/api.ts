@@ -138,6 +138,7 @@ export const PERMISSIONS = {
   decideEntries: 91,
   manageEmployees: 92,
   manageCompany: 93,
+  manageShifts: 97,
 } as const;
 
 export function may(person: Pick<Person, 'permissions' | 'superAdmin'>, permission: number): boolean {

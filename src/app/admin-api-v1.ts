@@ -13,6 +13,7 @@ import { ssoSignInRoutes } from '../modules/sso/sign-in.routes.js';
 import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
+import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.js';
 
 /**
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
@@ -43,6 +44,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(auditAdminRoutes);
     await guarded.register(timesheetAdminRoutes);
     await guarded.register(webhookAdminRoutes);
+    await guarded.register(plannedShiftAdminRoutes);
     await guarded.register(ssoAdminRoutes);
     await guarded.register(ssoLinkRoutes);
   });

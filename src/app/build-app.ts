@@ -21,6 +21,7 @@ import { createLimiters } from '../http/plugins/rate-limit/limiter.js';
 import { rateLimitSweepPlugin } from '../http/plugins/rate-limit/plugin.js';
 import { requestMetricsPlugin } from '../http/plugins/request-metrics.js';
 import { webhookDispatchPlugin } from '../http/plugins/webhook-dispatch.js';
+import { exceptionsJobPlugin } from '../http/plugins/exceptions-job.js';
 import { ApiError, PROBLEM_CONTENT_TYPE, pathOf, problemBody } from '../http/problem.js';
 import { type Services } from '../http/services.js';
 import { validatorCompiler } from '../http/validation.js';
@@ -166,6 +167,7 @@ async function registerPlugins(app: Awaited<ReturnType<typeof buildApp>>) {
   await app.register(idempotencyPurgePlugin);
   await app.register(eventRetentionPlugin);
   await app.register(webhookDispatchPlugin);
+  await app.register(exceptionsJobPlugin);
   // Before any route: it describes the routes added after it.
   await app.register(openApiPlugin);
   await app.register(healthRoutes);

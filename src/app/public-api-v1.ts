@@ -5,6 +5,7 @@ import { changeFeedRoutes } from '../modules/events/public.routes.js';
 import { timeTrackingRoutes } from '../modules/time-tracking/public.routes.js';
 import { timesheetRoutes } from '../modules/timesheets/public.routes.js';
 import { webhookRoutes } from '../modules/webhooks/public.routes.js';
+import { plannedShiftRoutes } from '../modules/planned-shifts/public.routes.js';
 
 /** v1 of the public API: its routes, registered once with `prefix: '/api/public/v1'` (see build-app.ts). */
 export const publicApiV1: FastifyPluginAsync = async (app) => {
@@ -15,4 +16,5 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(changeFeedRoutes);
   await app.register(timesheetRoutes);
   await app.register(webhookRoutes);
+  await app.register(plannedShiftRoutes);
 };

@@ -10,6 +10,7 @@ import { registerTimeCommands } from './commands/time.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
+import { registerShiftCommands } from './commands/shifts.js';
 import { reason } from './io.js';
 
 function buildProgram(): Command {
@@ -28,6 +29,7 @@ function buildProgram(): Command {
   registerBackupCommands(program);
   registerTransferCommands(program);
   registerWebhookCommands(program);
+  registerShiftCommands(program);
   registerSsoCommands(program);
   return program;
 }

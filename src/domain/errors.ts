@@ -103,6 +103,8 @@ export const ERROR_CATALOGUE = {
     code: 3435,
     title: "The identity provider's account is not this person's (another or unverified email)",
   },
+  // Planned shifts (issue 33): 5001-5099.
+  shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

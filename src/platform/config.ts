@@ -43,6 +43,8 @@ export interface Config {
   readonly ssoAllowedHosts: readonly string[];
   /** SHUTDOWN_GRACE_SECONDS: how long a SIGTERM's drain may take before the process exits 1 anyway. */
   readonly shutdownGraceSeconds: number;
+  /** EXCEPTIONS_JOB=false: this instance does not run the attendance-exceptions job (issue 33); EXCEPTIONS_JOB_INTERVAL_MS: how often it does. */
+  readonly exceptionsJob: { readonly enabled: boolean; readonly intervalMs: number };
 }
 
 export interface WebhookConfig {
@@ -187,6 +189,14 @@ function fraction(name: string, raw: string | undefined, fallback: number): numb
   return Number(raw);
 }
 
+/** The attendance-exceptions job of issue 33: on every instance unless EXCEPTIONS_JOB=false, once a minute. */
+function exceptionsJobConfig(env: NodeJS.ProcessEnv): Config['exceptionsJob'] {
+  return {
+    enabled: booleanFlag('EXCEPTIONS_JOB', env.EXCEPTIONS_JOB, true),
+    intervalMs: positiveInteger('EXCEPTIONS_JOB_INTERVAL_MS', env.EXCEPTIONS_JOB_INTERVAL_MS, 60_000),
+  };
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || DEFAULT_DATABASE_URL;
   const portRaw = env.PORT ?? '3000';
@@ -255,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       50,
     ),
     webhooks: webhookConfig(env),
+    exceptionsJob: exceptionsJobConfig(env),
     ssoAllowedHosts: addressList('SSO_ALLOWED_HOSTS', env.SSO_ALLOWED_HOSTS),
     shutdownGraceSeconds: positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 20),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(

@@ -450,6 +450,13 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           workingTimeRules: 'de-arbzg',
           workweekStart: 'monday',
         });
+        // The attendance margins (issue 33): no-show after 30 → 45 minutes, back from the button.
+        await tabTo(page, page.getByLabel('No-show after'), { shift: true });
+        await page.keyboard.press('ArrowDown');
+        await keyboardActivate(page, page.getByRole('button', { name: 'Save settings' }));
+        await expect
+          .poll(async () => (await fetchInPage(page, 'GET', '/company')).body)
+          .toMatchObject({ noShowAfterMinutes: 45, lateGraceMinutes: 5, rounding: 'none' });
         await capture(page, 'company-timesheet-settings');
 
         // A 10.5-hour shift without a break, yesterday (the employee is clocked in today, see Now).
@@ -494,7 +501,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const csv = readFileSync((await download.path())!, 'utf8');
         const lines = csv.trim().split('\r\n');
         expect(lines[0]).toBe(
-          'employee_id,external_id,first_name,last_name,date,worked_hours,regular_hours,overtime_hours,break_minutes,entries,statuses,flags,flag_messages',
+          'employee_id,external_id,first_name,last_name,date,worked_hours,regular_hours,overtime_hours,break_minutes,entries,statuses,flags,flag_messages,planned_hours',
         );
         expect(lines.find((l) => l.startsWith(employee.id))).toMatch(
           new RegExp(`^${employee.id},EXT-0,First0,Last0,${start.toISODate()},10.50,8.00,2.50,`),

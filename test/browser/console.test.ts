@@ -166,6 +166,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual([
           'Time entries',
           'Now',
+          'Roster',
           'Employees',
           'API keys',
           'Company',
@@ -582,6 +583,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           await expect(nav.getByRole('link').allInnerTexts()).resolves.toEqual([
             'Time entries',
             'Now',
+            'Roster',
             'Employees',
             'Company',
           ]);

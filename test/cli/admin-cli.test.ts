@@ -25,8 +25,21 @@ const COMPANY_KEYS = [
   'workweekStart',
   'dailyOvertimeAfter',
   'workingTimeRules',
+  // Attendance exceptions and report rounding (issue 33).
+  'lateGraceMinutes',
+  'noShowAfterMinutes',
+  'rounding',
+  'roundingMinutes',
 ];
-const TIMESHEET_DEFAULTS = { workweekStart: 'monday', dailyOvertimeAfter: null, workingTimeRules: 'none' };
+const TIMESHEET_DEFAULTS = {
+  workweekStart: 'monday',
+  dailyOvertimeAfter: null,
+  workingTimeRules: 'none',
+  lateGraceMinutes: 5,
+  noShowAfterMinutes: 30,
+  rounding: 'none',
+  roundingMinutes: 15,
+};
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
 const EMPLOYEE_KEYS = [
@@ -76,6 +89,7 @@ const ALL_SCOPES = [
   'attendance.reports',
   'employees.read',
   'leave.read',
+  'shifts.manage',
   'webhooks.manage',
 ];
 const TABLES = [
@@ -268,7 +282,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
+          '0008-planned-shifts',
           '0009-sso',
+          '0013-production',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

@@ -6,6 +6,9 @@ import { runCli } from '../support/processes.js';
 import { type TestDialect, testDialects } from '../support/databases.js';
 import { createCompanyFixture, fetchToken, startTestServer } from '../support/server.js';
 import { AdminClient, createPerson } from '../support/admin-api.js';
+import { CLI_ACTOR, inTransaction } from '../../src/modules/context.js';
+import { upsertShifts } from '../../src/modules/planned-shifts/batch.js';
+import { runExceptionsJob } from '../../src/modules/planned-shifts/exceptions-job.js';
 
 /*
  * Issue "outgrow one machine", part 2: `punchclock export` / `import` move a whole installation
@@ -53,6 +56,31 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
       });
       expect(first.status).toBe(201);
       const firstText = await first.text();
+      // A published shift that started two hours ago without its employee (issue 33): a no-show; and
+      // the employee who clocked in above has no shift at that planned workplace today: unplanned.
+      const planned = await inTransaction(source.ctx, (tx, now) =>
+        upsertShifts(
+          tx,
+          now,
+          { companyId: fixture.companyId, companyZone: null, actor: CLI_ACTOR },
+          [
+            {
+              invalid: null,
+              item: {
+                employee: { id: fixture.employees[1]!.id },
+                start: new Date(now - 2 * 3_600_000).toISOString(),
+                end: new Date(now + 3_600_000).toISOString(),
+                status: 'published',
+              },
+            },
+          ],
+          { dryRun: false },
+        ),
+      );
+      expect(planned[0]!.status).toBe(201);
+      // (not when midnight UTC, the company's day boundary, falls between the shift's start and the clock-in).
+      const { detected } = await runExceptionsJob(source.ctx);
+      expect(detected).toBeGreaterThanOrEqual(1);
       const page = (await (await source.request('/api/public/v1/changes?limit=2', { token })).json()) as {
         nextCursor: string;
       };
@@ -61,6 +89,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         '/api/public/v1/employees',
         `/api/public/v1/time-entries?employeeId=${employee}`,
         `/api/public/v1/changes?cursor=${encodeURIComponent(page.nextCursor)}`,
+        '/api/public/v1/attendance-exceptions',
+        `/api/public/v1/planned-shifts?from=${new Date(Date.now() - 2 * 86_400_000).toISOString().slice(0, 10)}&to=${new Date(Date.now() + 2 * 86_400_000).toISOString().slice(0, 10)}`,
       ];
       const before = await Promise.all(
         reads.map(async (path) => (await source.request(path, { token })).text()),
@@ -79,6 +109,8 @@ describe.each(pairs)('export from %s, import into %s', (from, to) => {
         time_entries: 1,
         idempotency_records: 1,
         console_sessions: 1,
+        planned_shifts: 1,
+        attendance_exceptions: detected,
       });
       expect(summary.rows.signing_keys).toBeGreaterThan(0);
       expect(summary.rows.events).toBeGreaterThan(0);

@@ -496,6 +496,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'validation_failed',
           );
           expect(badPack.errors?.[0]?.field).toMatch(/workingTimeRules$/);
+          // The attendance margins and the rounding of reports (issue 33).
+          expect(
+            await json<Json>(
+              await manager.request('/company', {
+                method: 'PATCH',
+                json: {
+                  lateGraceMinutes: 10,
+                  noShowAfterMinutes: 45,
+                  rounding: 'nearest',
+                  roundingMinutes: 6,
+                },
+              }),
+              200,
+            ),
+          ).toMatchObject({
+            lateGraceMinutes: 10,
+            noShowAfterMinutes: 45,
+            rounding: 'nearest',
+            roundingMinutes: 6,
+          });
+          const badGrace = await expectProblem(
+            await manager.request('/company', { method: 'PATCH', json: { lateGraceMinutes: 241 } }),
+            422,
+            'validation_failed',
+          );
+          expect(badGrace.errors?.[0]?.field).toMatch(/lateGraceMinutes$/);
+          expect(
+            await json<Json>(
+              await manager.request('/company', { method: 'PATCH', json: { rounding: 'none' } }),
+              200,
+            ),
+          ).toMatchObject({ rounding: 'none', roundingMinutes: 6 });
 
           const page = await json<{ items: Json[]; settings: Json; from: string; to: string }>(
             await manager.request(`/timesheets?from=2026-03-02&to=2026-03-08&employeeId=${employee.id}`),
@@ -533,7 +565,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           );
           const lines = (await csv.text()).trim().split('\r\n');
           expect(lines[0]).toBe(
-            'employee_id;external_id;first_name;last_name;date;worked_hours;regular_hours;overtime_hours;break_minutes;entries;statuses;flags;flag_messages',
+            'employee_id;external_id;first_name;last_name;date;worked_hours;regular_hours;overtime_hours;break_minutes;entries;statuses;flags;flag_messages;planned_hours',
           );
           expect(lines.slice(1).filter((l) => l.startsWith(employee.id))[0]).toMatch(
             new RegExp(`^${employee.id};EXT-0;First0;Last0;2026-03-02;10.50;8.00;2.50;`),

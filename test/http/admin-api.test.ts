@@ -116,6 +116,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'POST /api/admin/v1/webhooks/{id}/test',
           'GET /api/admin/v1/webhooks/{id}/deliveries',
           'POST /api/admin/v1/webhooks/{id}/replay',
+          // The Roster screen and the Now screen's attendance (issue 33).
+          'GET /api/admin/v1/roster',
+          'POST /api/admin/v1/planned-shifts',
+          'PUT /api/admin/v1/planned-shifts/{id}',
+          'DELETE /api/admin/v1/planned-shifts/{id}',
+          'POST /api/admin/v1/planned-shifts/copy-week',
+          'POST /api/admin/v1/planned-shifts/publish',
+          'GET /api/admin/v1/attendance/now',
+          // Single sign-on (issue 34).
           'GET /api/admin/v1/company/sso',
           'PUT /api/admin/v1/company/sso',
           'DELETE /api/admin/v1/company/sso',
@@ -520,6 +529,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         workweekStart: 'monday',
         dailyOvertimeHours: null,
         workingTimeRules: 'none',
+        // Attendance exceptions and report rounding (issue 33).
+        lateGraceMinutes: 5,
+        noShowAfterMinutes: 30,
+        rounding: 'none',
+        roundingMinutes: 15,
       });
       await expectProblem(
         await reader.request('/company', { method: 'PATCH', json: { timeTracking: false } }),

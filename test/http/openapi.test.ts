@@ -41,6 +41,12 @@ const ALL_OPERATIONS = [
   'POST /api/public/v1/webhooks/{id}/test',
   'GET /api/public/v1/webhooks/{id}/deliveries',
   'POST /api/public/v1/webhooks/{id}/replay',
+  // Added within v1 by the planned-shifts issue (33).
+  'GET /api/public/v1/planned-shifts',
+  'POST /api/public/v1/planned-shifts/batch',
+  'DELETE /api/public/v1/planned-shifts/{id}',
+  'POST /api/public/v1/planned-shifts/publish',
+  'GET /api/public/v1/attendance-exceptions',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -191,6 +197,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'attendance.reports',
           'employees.read',
           'leave.read',
+          'shifts.manage',
           'webhooks.manage',
         ].sort(),
       );
@@ -210,6 +217,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'employee.deleted',
           'time_entry.break_started',
           'time_entry.break_ended',
+          // Planned shifts (issue 33).
+          'attendance.exception_detected',
+          'attendance.exception_resolved',
           'ping',
         ].sort(),
       );
@@ -438,6 +448,35 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
               token,
               json: { deliveryId: unknownId },
             }),
+          // Planned shifts: a dry run, an unknown id, reads.
+          'GET /api/public/v1/planned-shifts': () =>
+            server.request(`${V1}/planned-shifts?from=2026-11-16&to=2026-11-22`, { token }),
+          'POST /api/public/v1/planned-shifts/batch': () =>
+            server.request(`${V1}/planned-shifts/batch`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: {
+                shifts: [
+                  {
+                    employee: { id: employee.id },
+                    start: '2026-11-16T09:00:00Z',
+                    end: '2026-11-16T17:00:00Z',
+                  },
+                ],
+              },
+            }),
+          'DELETE /api/public/v1/planned-shifts/{id}': () =>
+            server.request(`${V1}/planned-shifts/${unknownId}`, { method: 'DELETE', token }),
+          'POST /api/public/v1/planned-shifts/publish': () =>
+            server.request(`${V1}/planned-shifts/publish`, {
+              method: 'POST',
+              token,
+              headers: dryRun,
+              json: { from: '2026-11-16', to: '2026-11-22' },
+            }),
+          'GET /api/public/v1/attendance-exceptions': () =>
+            server.request(`${V1}/attendance-exceptions`, { token }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -455,6 +494,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['attendance.record,attendance.read,employees.read'],
         ['attendance.reports'],
         ['webhooks.manage'],
+        ['shifts.manage'],
       ])('lists exactly what a %s token may call, plus /me and the token endpoint', async (scopes) => {
         const token = await keyWithScopes(scopes);
         const response = await server.request(`${V1}/openapi.json`, { token });
@@ -490,6 +530,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'GET /api/public/v1/time-entries',
             'GET /api/public/v1/changes',
             'GET /api/public/v1/time-clock/status',
+            'GET /api/public/v1/planned-shifts',
+            'GET /api/public/v1/attendance-exceptions',
           ].sort(),
         );
         for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {

@@ -164,6 +164,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       approvedHours: 9,
       pendingHours: 8,
       openSessions: 1,
+      plannedHours: 0,
+      exceptions: { late_in: 0, early_out: 0, no_show: 0, missed_clock_out: 0, unplanned: 0 },
     });
 
     // The whole week: Monday's daily overtime shows.
@@ -441,6 +443,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
       'statuses',
       'flags',
       'flag_messages',
+      'planned_hours',
     ]);
     expect(byEmployee(plain!.id)).toEqual([
       {
@@ -458,6 +461,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('timesheets on %s
         flags: 'de-arbzg.break',
         flag_messages:
           'de-arbzg.break: 7.50 h worked with 0 min of breaks; at least 30 min are required beyond 6 h (ArbZG §4)',
+        planned_hours: '0.00',
       },
     ]);
     // Formulas are neutralised with a leading apostrophe; quotes, commas and line breaks survive.

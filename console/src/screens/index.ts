@@ -4,6 +4,7 @@ import { companyScreen } from '../features/companies/screen.js';
 import { employeesScreen } from '../features/employees/screen.js';
 import { timeEntriesScreen } from '../features/time-tracking/entries/screen.js';
 import { nowScreen } from '../features/time-tracking/now/screen.js';
+import { rosterScreen } from '../features/planned-shifts/screen.js';
 import { timesheetsScreen } from '../features/timesheets/screen.js';
 import { webhooksScreen } from '../features/webhooks/screen.js';
 import type { Screen } from './registry.js';
@@ -12,6 +13,7 @@ import type { Screen } from './registry.js';
 export const SCREENS: readonly Screen[] = [
   timeEntriesScreen,
   nowScreen,
+  rosterScreen,
   timesheetsScreen,
   employeesScreen,
   apiKeysScreen,

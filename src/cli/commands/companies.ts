@@ -11,8 +11,17 @@ import { inTransaction } from '../../modules/context.js';
 function describeCompany(c: Awaited<ReturnType<typeof createCompany>>): string {
   return (
     `company ${c.id}: ${c.name}, time zone ${c.timeZone ?? 'none'}, time tracking ${c.timeTracking}, API access ${c.apiAccess}, ` +
-    `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}`
+    `workweek from ${c.workweekStart}, daily overtime after ${c.dailyOvertimeAfter === null ? 'none' : `${c.dailyOvertimeAfter} h`}, working-time rules ${c.workingTimeRules}, ` +
+    `late grace ${c.lateGraceMinutes} min, no-show after ${c.noShowAfterMinutes} min, rounding ${c.rounding === 'none' ? 'none' : `${c.rounding} ${c.roundingMinutes} min`}`
   );
+}
+
+/**
+ * Commander reads an option named `--no-…` as the negation of `--…`: `--no-show-after 30` arrives as
+ * `showAfter: '30'`, and as `showAfter: true` when not given.
+ */
+function noShowAfterFlag(flags: Record<string, unknown>): string | undefined {
+  return typeof flags.showAfter === 'string' ? flags.showAfter : undefined;
 }
 
 /** `company create|update`, `workplace create`, `schedule create`. */
@@ -37,35 +46,7 @@ export function registerCompanyCommands(program: Command): void {
       ),
     describeCompany,
   );
-  admin(
-    company
-      .command('update')
-      .description("change a company's settings")
-      .argument('<id>', 'company id')
-      .option('--name <name>', 'company name')
-      .option('--time-zone <zone|none>', 'IANA time zone, or none')
-      .option('--time-tracking <on|off>', 'time tracking')
-      .option('--api-access <on|off>', 'API access')
-      .option('--workweek-start <monday|…|sunday>', 'first day of the workweek (timesheets; default monday)')
-      .option('--daily-overtime-after <hours|none>', 'daily overtime threshold in hours, or none')
-      .option(
-        '--working-time-rules <none|de-arbzg|us-ca>',
-        'working-time rule pack whose flags timesheets show',
-      ),
-    (ctx, _config, [id], f) =>
-      inTransaction(ctx, (tx, now) =>
-        updateCompany(tx, now, id!, {
-          name: f.name,
-          timeZone: f.timeZone,
-          timeTracking: f.timeTracking,
-          apiAccess: f.apiAccess,
-          workweekStart: f.workweekStart,
-          dailyOvertimeAfter: f.dailyOvertimeAfter,
-          workingTimeRules: f.workingTimeRules,
-        }),
-      ),
-    describeCompany,
-  );
+  companyUpdateCommand(company);
 
   admin(
     program
@@ -95,5 +76,52 @@ export function registerCompanyCommands(program: Command): void {
       inTransaction(ctx, (tx, now) =>
         createSchedule(tx, now, { companyId: f.company!, name: f.name!, weeklyHours: f.weeklyHours }),
       ),
+  );
+}
+
+/** `company update ID [--name …] [--late-grace M --no-show-after M --rounding … --rounding-minutes N] …`. */
+function companyUpdateCommand(company: Command): void {
+  admin(
+    company
+      .command('update')
+      .description("change a company's settings")
+      .argument('<id>', 'company id')
+      .option('--name <name>', 'company name')
+      .option('--time-zone <zone|none>', 'IANA time zone, or none')
+      .option('--time-tracking <on|off>', 'time tracking')
+      .option('--api-access <on|off>', 'API access')
+      .option('--workweek-start <monday|…|sunday>', 'first day of the workweek (timesheets; default monday)')
+      .option('--daily-overtime-after <hours|none>', 'daily overtime threshold in hours, or none')
+      .option(
+        '--working-time-rules <none|de-arbzg|us-ca>',
+        'working-time rule pack whose flags timesheets show',
+      )
+      .option(
+        '--late-grace <minutes>',
+        'attendance exceptions: minutes after a shift start before late_in (default 5)',
+      )
+      .option(
+        '--no-show-after <minutes>',
+        'attendance exceptions: minutes after a shift start without a clock-in before no_show (default 30)',
+      )
+      .option('--rounding <none|nearest|up|down>', 'rounding of worked time in reports only (default none)')
+      .option('--rounding-minutes <1-30>', 'the rounding grid in minutes (default 15)'),
+    (ctx, _config, [id], f) =>
+      inTransaction(ctx, (tx, now) =>
+        updateCompany(tx, now, id!, {
+          name: f.name,
+          timeZone: f.timeZone,
+          timeTracking: f.timeTracking,
+          apiAccess: f.apiAccess,
+          workweekStart: f.workweekStart,
+          dailyOvertimeAfter: f.dailyOvertimeAfter,
+          workingTimeRules: f.workingTimeRules,
+          lateGrace: f.lateGrace,
+          noShowAfter: noShowAfterFlag(f),
+          rounding: f.rounding,
+          roundingMinutes: f.roundingMinutes,
+        }),
+      ),
+    describeCompany,
   );
 }

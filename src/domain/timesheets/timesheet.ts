@@ -21,6 +21,8 @@ export interface TimesheetEntry {
   endAt: string | null;
   netSeconds: number | null;
   breakMinutes: number | null;
+  /** The worked seconds the report shows, when a rounding policy moved them (else `netSeconds`). */
+  reportedSeconds?: number;
   /** Its punched breaks (closed spans), when it was clocked with breaks; else only `breakMinutes`. */
   breaks?: readonly BreakSpan[];
   status: string;
@@ -67,6 +69,9 @@ export function lookbackStart(from: string, settings: OvertimeSettings): string 
   const rest = addDays(from, -2);
   return week < rest ? week : rest;
 }
+
+/** The worked seconds an entry adds to the figures (rounded when the company rounds); rules use `netSeconds`. */
+const reported = (entry: TimesheetEntry): number => entry.reportedSeconds ?? entry.netSeconds!;
 
 export function countsWith(approvedOnly: boolean): (status: string) => boolean {
   return approvedOnly
@@ -137,7 +142,7 @@ export function buildTimesheet(input: {
         .filter((date) => date >= firstWeek)
         .map((date) => ({
           date,
-          workedSeconds: counted.get(date)!.reduce((sum, e) => sum + e.netSeconds!, 0),
+          workedSeconds: counted.get(date)!.reduce((sum, e) => sum + reported(e), 0),
         })),
       settings,
       input.weeklyThresholdSeconds,
@@ -155,7 +160,7 @@ export function buildTimesheet(input: {
       const statuses: Record<string, number> = Object.fromEntries(COUNTED_STATUSES.map((s) => [s, 0]));
       for (const entry of work) statuses[entry.status] = (statuses[entry.status] ?? 0) + 1;
       const split = overtime.get(date);
-      const worked = work.reduce((sum, e) => sum + e.netSeconds!, 0);
+      const worked = work.reduce((sum, e) => sum + reported(e), 0);
       const breakMinutes = work.reduce((sum, e) => sum + (e.breakMinutes ?? 0), 0);
       const day: TimesheetDay = {
         date,
@@ -173,8 +178,8 @@ export function buildTimesheet(input: {
       totals.overtimeSeconds += day.overtimeSeconds;
       totals.breakMinutes += breakMinutes;
       for (const entry of work) {
-        if (entry.status === 'approved') totals.approvedSeconds += entry.netSeconds!;
-        else totals.pendingSeconds += entry.netSeconds!;
+        if (entry.status === 'approved') totals.approvedSeconds += reported(entry);
+        else totals.pendingSeconds += reported(entry);
       }
     }
     for (const period of periods)

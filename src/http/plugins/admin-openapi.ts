@@ -29,7 +29,11 @@ const TAGS = [
   { name: 'Employees', description: "The company's employees (read: 52; create, change, delete: 92)." },
   { name: 'Time entries', description: 'Read (47), approve or reject and confirm days (91).' },
   { name: 'Company', description: "The company's settings (read: anyone signed in; change: 93)." },
-  { name: 'Now', description: 'Who is clocked in now (permission 47).' },
+  { name: 'Now', description: 'Who is clocked in now, who is late or not yet in (permission 47).' },
+  {
+    name: 'Roster',
+    description: "A workplace's planned shifts and exceptions (read: 47 or 97; plan, change, publish: 97).",
+  },
   { name: 'Audit log', description: 'Who did what, when (permission 93 or super admin).' },
   { name: 'Timesheets', description: 'Timesheets and the payroll CSV (permission 49).' },
   { name: 'Webhooks', description: "The company's webhook endpoints and deliveries (permission 93)." },

@@ -32,6 +32,13 @@ import {
   WebhookEndpointSchema,
   webhookDescriptions,
 } from '../../modules/webhooks/schemas.js';
+import {
+  AttendanceExceptionSchema,
+  PlannedShiftBatchBodySchema,
+  PlannedShiftBatchResultSchema,
+  PlannedShiftInputSchema,
+  PlannedShiftSchema,
+} from '../../modules/planned-shifts/schemas.js';
 
 const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
@@ -110,6 +117,11 @@ const TAGS = [
     description: 'Timesheets for payroll: worked, regular and overtime hours, as JSON or as a CSV file.',
   },
   {
+    name: 'Planned shifts',
+    description:
+      'The plan beside the actual: planned shifts imported from a scheduler, and the attendance exceptions found against the punches.',
+  },
+  {
     name: 'Webhooks',
     description:
       'Signed deliveries of the change feed’s events to your endpoints (Standard Webhooks 1.0), retried for about three days.',
@@ -146,6 +158,12 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   Problem: ProblemSchema,
   WebhookEndpoint: WebhookEndpointSchema,
   WebhookDelivery: WebhookDeliverySchema,
+  // Planned shifts (issue 33).
+  PlannedShift: PlannedShiftSchema,
+  PlannedShiftInput: PlannedShiftInputSchema,
+  PlannedShiftBatch: PlannedShiftBatchBodySchema,
+  PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
+  AttendanceException: AttendanceExceptionSchema,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */

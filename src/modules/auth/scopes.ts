@@ -10,6 +10,8 @@ export const SCOPES = [
   { id: 'attendance.reports', permission: 49, label: 'Read time reports', kind: 'human' },
   { id: 'employees.read', permission: 52, label: 'Read employees', kind: 'human' },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', kind: 'human' },
+  // Planned shifts (issue 33).
+  { id: 'shifts.manage', permission: 97, label: 'Write, delete and publish planned shifts', kind: 'human' },
   {
     id: 'webhooks.manage',
     permission: 94,
@@ -50,6 +52,8 @@ export function scopeInfo(id: ScopeId) {
 export const PERMISSION_READ_ENTRIES = scopeInfo('attendance.read').permission;
 export const PERMISSION_READ_EMPLOYEES = scopeInfo('employees.read').permission;
 export const PERMISSION_REPORTS = scopeInfo('attendance.reports').permission;
+/** The Roster screen's changes (issue 33). */
+export const PERMISSION_SHIFTS = scopeInfo('shifts.manage').permission;
 
 export interface Grantor {
   permissions: readonly number[];

@@ -17,6 +17,13 @@ export const AdminCompanySchema = Type.Object({
   workingTimeRules: Type.String({
     description: 'the working-time rule pack timesheets flag: none, de-arbzg, us-ca',
   }),
+  // Attendance exceptions and report rounding (issue 33).
+  lateGraceMinutes: Type.Integer({ description: 'minutes after a shift start before late_in' }),
+  noShowAfterMinutes: Type.Integer({
+    description: 'minutes after a shift start without a clock-in: no_show',
+  }),
+  rounding: Type.String({ description: 'rounding of worked time in reports only: none, nearest, up, down' }),
+  roundingMinutes: Type.Integer({ description: 'the rounding grid in minutes' }),
 });
 
 export const UpdateCompanyBodySchema = Type.Object(
@@ -39,6 +46,10 @@ export const UpdateCompanyBodySchema = Type.Object(
     workingTimeRules: Type.Optional(
       Type.Unsafe<string>({ type: 'string', enum: ['none', 'de-arbzg', 'us-ca'] }),
     ),
+    lateGraceMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 240 })),
+    noShowAfterMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
+    rounding: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['none', 'nearest', 'up', 'down'] })),
+    roundingMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
   },
   { additionalProperties: false },
 );

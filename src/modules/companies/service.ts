@@ -16,12 +16,20 @@ import {
   requireUuid,
 } from '../../shared/input-checks.js';
 import { type ConsolePerson } from '../people/person.js';
+import {
+  ATTENDANCE_DEFAULTS,
+  attendanceSettingsInput,
+  attendanceSettingsPatch,
+  attendanceSettingsView,
+} from '../planned-shifts/settings.js';
 
 /** A new company's timesheet settings: weeks start on Monday, no daily threshold, no rule pack. */
 const TIMESHEET_DEFAULTS = {
   workweek_start: 'monday',
   daily_overtime_after_seconds: null,
   working_time_rules: 'none',
+  // Attendance exceptions and report rounding (issue 33).
+  ...ATTENDANCE_DEFAULTS,
 };
 
 function requireWeekday(value: string): string {
@@ -93,10 +101,14 @@ export async function updateCompany(
     workweekStart?: string;
     dailyOvertimeAfter?: string;
     workingTimeRules?: string;
+    lateGrace?: string;
+    noShowAfter?: string;
+    rounding?: string;
+    roundingMinutes?: string;
   },
   actor?: Actor,
 ) {
-  const patch: Record<string, unknown> = {};
+  const patch: Record<string, unknown> = attendanceSettingsPatch(input);
   if (input.name !== undefined) patch.name = requireText(input.name, 'name');
   if (input.timeZone !== undefined)
     patch.time_zone = input.timeZone === 'none' ? null : requireTimeZone(input.timeZone);
@@ -184,6 +196,8 @@ export function companyView(row: CompanyRow) {
     dailyOvertimeAfter:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    // Attendance exceptions and report rounding (issue 33).
+    ...attendanceSettingsView(row),
   };
 }
 
@@ -196,6 +210,10 @@ function companyOf(view: {
   workweekStart: string;
   dailyOvertimeAfter: number | null;
   workingTimeRules: string;
+  lateGraceMinutes: number;
+  noShowAfterMinutes: number;
+  rounding: string;
+  roundingMinutes: number;
 }) {
   return {
     id: view.id,
@@ -206,6 +224,10 @@ function companyOf(view: {
     workweekStart: view.workweekStart,
     dailyOvertimeHours: view.dailyOvertimeAfter,
     workingTimeRules: view.workingTimeRules,
+    lateGraceMinutes: view.lateGraceMinutes,
+    noShowAfterMinutes: view.noShowAfterMinutes,
+    rounding: view.rounding,
+    roundingMinutes: view.roundingMinutes,
   };
 }
 
@@ -221,6 +243,7 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
     dailyOvertimeHours:
       row.daily_overtime_after_seconds === null ? null : row.daily_overtime_after_seconds / 3600,
     workingTimeRules: row.working_time_rules,
+    ...attendanceSettingsView(row),
   };
 }
 
@@ -235,6 +258,10 @@ export function changeCompany(
     workweekStart?: string;
     dailyOvertimeHours?: number | null;
     workingTimeRules?: string;
+    lateGraceMinutes?: number;
+    noShowAfterMinutes?: number;
+    rounding?: string;
+    roundingMinutes?: number;
   },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
@@ -261,6 +288,7 @@ export function changeCompany(
               }
             : {}),
           ...(body.workingTimeRules !== undefined ? { workingTimeRules: body.workingTimeRules } : {}),
+          ...attendanceSettingsInput(body),
         },
         actorOf(person),
       ),

@@ -19,7 +19,7 @@ export const changeFeedRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           "The company's events in commit order: every change to time entries, days and employees, recorded with the change. " +
           'Follow `nextCursor` while `hasMore` is true; keep `resumeCursor` and ask with it later for newer events only: nothing is missed or repeated. ' +
-          '`time_entry.*` and `day.*` events need `attendance.read`, `employee.*` events `employees.read`. ' +
+          '`time_entry.*`, `day.*` and `attendance.*` events need `attendance.read`, `employee.*` events `employees.read`. ' +
           'Events are kept 30 days (EVENT_RETENTION_DAYS); a cursor into removed events gets 410 `cursor_expired`.',
         tags: ['Changes'],
         security: bearerSecurity('attendance.read', 'employees.read'),

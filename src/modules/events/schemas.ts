@@ -30,13 +30,14 @@ export const ChangeEventSchema = Type.Object({
   type: Type.String({
     description:
       'An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, ' +
-      '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`; later versions add types, ignore unknown ones.',
+      '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, ' +
+      '`attendance.exception_detected`, `attendance.exception_resolved`; later versions add types, ignore unknown ones.',
   }),
   occurredAt: DateTimeString,
   data: Type.Unknown({
     description:
       'The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item ' +
-      '(`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`).',
+      '(`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), an attendance exception (`attendance.*`).',
   }),
 });
 

@@ -22,6 +22,9 @@ export const EVENT_TYPES = [
   'employee.deleted',
   'time_entry.break_started',
   'time_entry.break_ended',
+  // Planned shifts (issue 33): the attendance-exceptions job.
+  'attendance.exception_detected',
+  'attendance.exception_resolved',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -55,10 +58,10 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
   );
 }
 
-/** Which families of events a token may read: `time_entry.*`/`day.*` with attendance.read, `employee.*` with employees.read. */
+/** Which families of events a token may read: `time_entry.*`/`day.*`/`attendance.*` with attendance.read, `employee.*` with employees.read. */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
-  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.');
+  if (principal.scopes.includes('attendance.read')) families.push('time_entry.', 'day.', 'attendance.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   return families;
 }
@@ -113,7 +116,7 @@ export async function readChanges(
   const visible = (type: string) => families.some((family) => type.startsWith(family));
   // Only the families the token may read: a filter of its own, or all of them.
   const filter = (types ?? EVENT_TYPES).filter(visible);
-  const allVisible = types === null && families.length === 3;
+  const allVisible = types === null && EVENT_TYPES.every(visible);
   const limit = query.limit ?? 25;
   const sequence = await sequenceOf(db, principal.companyId);
   let after: number;

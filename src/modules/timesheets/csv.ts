@@ -10,6 +10,7 @@ import {
   timesheetBatch,
 } from './service.js';
 import { type ConsolePerson } from '../people/person.js';
+import { withPlannedDays } from '../planned-shifts/report.js';
 /* The payroll CSV of a range of days: its columns, quoting and formula guard, written in batches. */
 
 /** The payroll file's columns, in this order (docs/timesheets.md); stable within v1. */
@@ -27,6 +28,8 @@ export const CSV_COLUMNS = [
   'statuses',
   'flags',
   'flag_messages',
+  // Issue 33, last: columns added later (the absences issue's) come after it, no published column moves.
+  'planned_hours',
 ] as const;
 
 /**
@@ -36,8 +39,8 @@ export const CSV_COLUMNS = [
  */
 export const CSV_BATCH = 50;
 
-function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
-  return sheet.days.map((day) => [
+function csvRows({ employee, sheet, planned }: EmployeeTimesheet): string[][] {
+  return withPlannedDays(sheet.days, planned).map((day) => [
     employee.id,
     employee.external_id ?? '',
     employee.first_name ?? '',
@@ -54,6 +57,7 @@ function csvRows({ employee, sheet }: EmployeeTimesheet): string[][] {
       .join(' '),
     day.flags.map((flag) => flag.rule).join(' '),
     day.flags.map((flag) => `${flag.rule}: ${flag.message}`).join(' | '),
+    totalHours(day.plannedSeconds).toFixed(2),
   ]);
 }
 

@@ -11,6 +11,8 @@ export interface TimesheetSettingsRow {
   workweek_start: string;
   daily_overtime_after_seconds: number | null;
   working_time_rules: string;
+  rounding: string;
+  rounding_minutes: number;
 }
 
 export async function findTimesheetSettings(
@@ -19,7 +21,13 @@ export async function findTimesheetSettings(
 ): Promise<TimesheetSettingsRow | undefined> {
   return db
     .selectFrom('companies')
-    .select(['workweek_start', 'daily_overtime_after_seconds', 'working_time_rules'])
+    .select([
+      'workweek_start',
+      'daily_overtime_after_seconds',
+      'working_time_rules',
+      'rounding',
+      'rounding_minutes',
+    ])
     .where('id', '=', companyId)
     .executeTakeFirst();
 }
@@ -57,6 +65,8 @@ export interface ReportEntryRow {
   work_date: string;
   start_at: string;
   end_at: string | null;
+  start_time: string;
+  end_time: string | null;
   net_seconds: number | null;
   break_minutes: number | null;
   status: string;
@@ -88,6 +98,8 @@ export async function listReportEntries(db: Executor, input: ReportEntriesInput)
       'work_date',
       'start_at',
       'end_at',
+      'start_time',
+      'end_time',
       'net_seconds',
       'break_minutes',
       'status',

@@ -62,12 +62,16 @@ export const TimesheetDaySchema = Type.Object({
   flags: Type.Array(TimesheetFlagSchema, {
     description: "findings of the company's working-time rule pack; they never change the figures",
   }),
+  plannedHours: Type.Number({
+    description: 'the published planned shifts dated this day, less their breaks, rounded to 2 decimals',
+  }),
 });
 
 export const TimesheetSchema = Type.Object({
   employee: EmployeeRefSchema,
   days: Type.Array(TimesheetDaySchema, {
-    description: 'one per work date in the range with at least one counted entry, in date order',
+    description:
+      'one per work date in the range with at least one counted entry or a published planned shift, in date order',
   }),
   totals: Type.Object({
     workedHours: Type.Number(),
@@ -77,6 +81,19 @@ export const TimesheetSchema = Type.Object({
     approvedHours: Type.Number({ description: 'of workedHours: approved entries' }),
     pendingHours: Type.Number({ description: 'of workedHours: entries pending approval' }),
     openSessions: Type.Integer({ description: 'open sessions dated in the range; they count nowhere else' }),
+    plannedHours: Type.Number({
+      description: 'the published planned shifts dated in the range, less their breaks',
+    }),
+    exceptions: Type.Object(
+      {
+        late_in: Type.Integer(),
+        early_out: Type.Integer(),
+        no_show: Type.Integer(),
+        missed_clock_out: Type.Integer(),
+        unplanned: Type.Integer(),
+      },
+      { description: 'attendance exceptions dated in the range, per kind (may grow)' },
+    ),
   }),
 });
 

@@ -4,6 +4,7 @@ import { isWeekday } from '../../domain/timesheets/overtime.js';
 import { isRulePack } from '../../domain/timesheets/rules.js';
 import {
   type Timesheet,
+  type TimesheetEntry,
   type TimesheetSettings,
   buildTimesheet,
   lookbackStart,
@@ -30,6 +31,13 @@ import {
 import { type Page, invalidCursor } from '../../shared/pages.js';
 import { atMostOneOf, workDateRange } from '../time-tracking/entries.js';
 import { type ConsolePerson } from '../people/person.js';
+import {
+  type PlannedFigures,
+  plannedFigures,
+  roundingPolicyOf,
+  withPlannedDays,
+} from '../planned-shifts/report.js';
+import { type RoundingPolicy, roundedWorkedSeconds } from '../planned-shifts/rounding.js';
 /*
  * GET /reports/timesheets (additive within v1, scope attendance.reports): one timesheet per employee
  * over a range of work dates, as JSON pages or as one CSV file (docs/timesheets.md).
@@ -56,6 +64,8 @@ export interface TimesheetPlan {
   filterKey: string;
   afterId: string | null;
   settings: TimesheetSettings;
+  /** Reports only (issue 33): how worked time is rounded. */
+  rounding: RoundingPolicy;
 }
 
 export async function planTimesheets(
@@ -111,12 +121,15 @@ export async function planTimesheets(
     filterKey,
     afterId,
     settings,
+    rounding: roundingPolicyOf(row),
   };
 }
 
 export interface EmployeeTimesheet {
   employee: ReportEmployeeRow;
   sheet: Timesheet;
+  /** Issue 33: planned hours by date and the exceptions' counts. */
+  planned: PlannedFigures;
 }
 
 /** The weekly threshold of the workweek starting on `first`: the schedule effective that day. */
@@ -154,6 +167,33 @@ function breaksByEntry(rows: readonly ReportBreakRow[]): Map<string, { startMs: 
   return byEntry;
 }
 
+/** An entry as buildTimesheet reads it; its worked seconds rounded when the company rounds (issue 33). */
+function timesheetEntry(
+  e: ReportEntryRow,
+  rounding: RoundingPolicy,
+  breaksOf: ReadonlyMap<string, { startMs: number; endMs: number }[]>,
+): TimesheetEntry {
+  const netSeconds = e.net_seconds === null ? null : Number(e.net_seconds);
+  return {
+    workDate: e.work_date,
+    startAt: e.start_at,
+    endAt: e.end_at,
+    netSeconds,
+    ...(netSeconds !== null && e.end_time !== null && rounding.mode !== 'none'
+      ? {
+          reportedSeconds: roundedWorkedSeconds(rounding, {
+            netSeconds,
+            startTime: e.start_time,
+            endTime: e.end_time,
+          }),
+        }
+      : {}),
+    breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
+    breaks: breaksOf.get(e.id),
+    status: e.status,
+  };
+}
+
 /** One batch: the next `limit` employees and their timesheets, in four statements. */
 export async function timesheetBatch(
   ctx: AppContext,
@@ -176,10 +216,11 @@ export async function timesheetBatch(
     from: lookbackStart(plan.from, plan.settings),
     to: plan.to,
   };
-  const [entries, breaks, schedules] = await Promise.all([
+  const [entries, breaks, schedules, planned] = await Promise.all([
     listReportEntries(db, range),
     listReportBreaks(db, range),
     listReportSchedules(db, { employeeIds: ids, to: plan.to }),
+    plannedFigures(db, { companyId: plan.companyId, employeeIds: ids, from: plan.from, to: plan.to }),
   ]);
   const entriesOf = groupBy<ReportEntryRow>(entries);
   const breaksOf = breaksByEntry(breaks);
@@ -188,18 +229,11 @@ export async function timesheetBatch(
     hasMore: rows.length > limit,
     sheets: employees.map((employee) => ({
       employee,
+      planned: planned(employee.id),
       sheet: buildTimesheet({
         from: plan.from,
         to: plan.to,
-        entries: (entriesOf.get(employee.id) ?? []).map((e) => ({
-          workDate: e.work_date,
-          startAt: e.start_at,
-          endAt: e.end_at,
-          netSeconds: e.net_seconds === null ? null : Number(e.net_seconds),
-          breakMinutes: e.break_minutes === null ? null : Number(e.break_minutes),
-          breaks: breaksOf.get(e.id),
-          status: e.status,
-        })),
+        entries: (entriesOf.get(employee.id) ?? []).map((e) => timesheetEntry(e, plan.rounding, breaksOf)),
         approvedOnly: plan.approvedOnly,
         settings: plan.settings,
         weeklyThresholdSeconds: weeklyThreshold(schedulesOf.get(employee.id) ?? []),
@@ -209,10 +243,10 @@ export async function timesheetBatch(
 }
 
 /** The JSON item of one employee: hours rounded once, from the sums in seconds. */
-function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
+function timesheetItem({ employee, sheet, planned }: EmployeeTimesheet) {
   return {
     employee: employeeRef(employee),
-    days: sheet.days.map((day) => ({
+    days: withPlannedDays(sheet.days, planned).map((day) => ({
       date: day.date,
       workedHours: totalHours(day.workedSeconds),
       breakMinutes: day.breakMinutes,
@@ -221,6 +255,7 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       entries: day.entries,
       statuses: day.statuses,
       flags: day.flags,
+      plannedHours: totalHours(day.plannedSeconds),
     })),
     totals: {
       workedHours: totalHours(sheet.totals.workedSeconds),
@@ -230,6 +265,8 @@ function timesheetItem({ employee, sheet }: EmployeeTimesheet) {
       approvedHours: totalHours(sheet.totals.approvedSeconds),
       pendingHours: totalHours(sheet.totals.pendingSeconds),
       openSessions: sheet.totals.openSessions,
+      plannedHours: totalHours([...planned.byDate.values()].reduce((sum, s) => sum + s, 0)),
+      exceptions: planned.exceptions,
     },
   };
 }

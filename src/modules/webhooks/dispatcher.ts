@@ -5,20 +5,18 @@ import { readEventsAfter, sequenceOf } from '../events/queries.js';
 import { type OutboundPolicy } from './address-guard.js';
 import { type SendOutcome, postWebhook } from './outbound.js';
 import {
-  type EndpointRow,
   claimDue,
   clearFailingSince,
   endpointFailureState,
   endpointsBehind,
   endpointsByIds,
   endpointsOfDeadKeys,
-  keyState,
   leasedDelivery,
   lockEndpointForFanOut,
   releaseLeases,
   updateDelivery,
-  updateEndpointRow,
-} from './queries.js';
+} from './dispatch-queries.js';
+import { type EndpointRow, keyState, updateEndpointRow } from './queries.js';
 import { openSecret } from './secrets.js';
 import { queueEvents } from './deliveries.js';
 import { receivableTypes } from './endpoints.js';

@@ -72,7 +72,7 @@ function createWebhookRoute(
         description:
           'Registers a receiver for the company’s events, delivered per Standard Webhooks 1.0 (signed `webhook-id`, `webhook-timestamp`, `webhook-signature` headers; body `{type, timestamp, data}`). ' +
           'The endpoint receives the events committed after its creation, of the types it asks for that the calling key’s scopes can read ' +
-          '(`time_entry.*` and `day.*` need `attendance.read`, `employee.*` `employees.read`); when that key is revoked or expires the endpoint is disabled. ' +
+          '(`time_entry.*`, `day.*` and `attendance.*` need `attendance.read`, `employee.*` `employees.read`); when that key is revoked or expires the endpoint is disabled. ' +
           'The URL must be absolute `https` and resolve to a public address. At most 20 endpoints per company. ' +
           'The `secret` is shown only in this answer and on rotation. Deliveries are retried with exponential back-off for about three days; `410 Gone` disables the endpoint.',
         tags: [TAG],

@@ -9,7 +9,7 @@ const NullableInt = () => Type.Unsafe<number | null>({ type: ['integer', 'null']
 
 const EVENT_TYPE_LIST =
   '`time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, ' +
-  '`employee.created`, `employee.updated`, `employee.deleted`';
+  '`employee.created`, `employee.updated`, `employee.deleted`, `attendance.exception_detected`, `attendance.exception_resolved`';
 
 const EventTypesIn = Type.Array(Type.String({ maxLength: 64, pattern: '^[a-z_]+\\.[a-z_]+$' }), {
   minItems: 1,
@@ -179,6 +179,16 @@ export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Rec
   'employee.created': { description: 'An employee was created.', data: ref('EmployeeListItem') },
   'employee.updated': { description: 'An employee was changed.', data: ref('EmployeeListItem') },
   'employee.deleted': { description: 'An employee was deleted.', data: ref('EmployeeRef') },
+  // Planned shifts (issue 33).
+  'attendance.exception_detected': {
+    description:
+      'The exceptions job found a late clock-in, an early clock-out, a no-show, a missed clock-out or unplanned work.',
+    data: ref('AttendanceException'),
+  },
+  'attendance.exception_resolved': {
+    description: 'A no-show got its clock-in, a missed clock-out its clock-out, or the shift changed.',
+    data: ref('AttendanceException'),
+  },
   ping: {
     description: 'A test delivery, sent by POST /webhooks/{id}/test.',
     data: {

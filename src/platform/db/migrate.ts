@@ -6,7 +6,9 @@ import * as breaks from './migrations/0003-breaks.js';
 import * as consoleSignIn from './migrations/0004-console.js';
 import * as companySettings from './migrations/0005-company-settings.js';
 import * as webhooks from './migrations/0006-webhooks.js';
+import * as plannedShifts from './migrations/0008-planned-shifts.js';
 import * as sso from './migrations/0009-sso.js';
+import * as production from './migrations/0013-production.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -15,7 +17,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-console': consoleSignIn,
   '0005-company-settings': companySettings,
   '0006-webhooks': webhooks,
+  '0008-planned-shifts': plannedShifts,
   '0009-sso': sso,
+  '0013-production': production,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
@@ -26,7 +30,13 @@ class InCodeMigrationProvider implements MigrationProvider {
 
 /** Applies pending migrations; safe when several processes start at once (Kysely's migration lock). */
 export async function migrateToLatest(db: Executor): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new InCodeMigrationProvider() });
+  // Migration numbers are handed out to features before they land, so a database may have run a later
+  // number before an earlier one lands (0013 before 0007): each migration stands on its own.
+  const migrator = new Migrator({
+    db,
+    provider: new InCodeMigrationProvider(),
+    allowUnorderedMigrations: true,
+  });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);

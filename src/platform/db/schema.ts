@@ -20,6 +20,12 @@ export interface CompaniesTable {
   daily_overtime_after_seconds: number | null;
   /** none, de-arbzg or us-ca. */
   working_time_rules: string;
+  /** Attendance exceptions and report rounding (migration 0008). */
+  late_grace_minutes: number;
+  no_show_after_minutes: number;
+  /** none, nearest, up or down: reports only. */
+  rounding: string;
+  rounding_minutes: number;
 }
 
 export interface WorkplacesTable {
@@ -257,6 +263,26 @@ export interface WebhookDeliveriesTable {
   created_at: string;
 }
 
+/** Planned shifts (migration 0008, issue 33). */
+export interface PlannedShiftsTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  workplace_id: string;
+  external_id: string | null;
+  date: string;
+  start_at: string;
+  end_at: string;
+  time_zone: string;
+  break_minutes: number;
+  note: string | null;
+  /** draft or published. */
+  status: string;
+  version: number;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Single sign-on (migration 0009): one configuration per company. */
 export interface SsoConfigsTable {
   company_id: string;
@@ -276,6 +302,24 @@ export interface SsoConfigsTable {
   configurer_permissions: string | null;
   created_at: string;
   updated_at: string;
+}
+
+/** Attendance exceptions found by the job (migration 0008, issue 33). */
+export interface AttendanceExceptionsTable {
+  id: string;
+  company_id: string;
+  employee_id: string;
+  workplace_id: string | null;
+  /** late_in, early_out, no_show, missed_clock_out or unplanned. */
+  kind: string;
+  planned_shift_id: string | null;
+  shift_version: number | null;
+  time_entry_id: string | null;
+  date: string;
+  minutes: number;
+  dedupe_key: string;
+  detected_at: string;
+  resolved_at: string | null;
 }
 
 export interface SsoDomainsTable {
@@ -326,6 +370,8 @@ export interface Schema {
   console_invitations: ConsoleInvitationsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  planned_shifts: PlannedShiftsTable;
+  attendance_exceptions: AttendanceExceptionsTable;
   sso_configs: SsoConfigsTable;
   sso_domains: SsoDomainsTable;
   sso_identities: SsoIdentitiesTable;
@@ -341,3 +387,5 @@ export type NewTimeEntry = Insertable<TimeEntriesTable>;
 export type TimeEntryUpdate = Updateable<TimeEntriesTable>;
 export type TimeEntryBreakRow = Selectable<TimeEntryBreaksTable>;
 export type IdempotencyRecordRow = Selectable<IdempotencyRecordsTable>;
+export type PlannedShiftRow = Selectable<PlannedShiftsTable>;
+export type AttendanceExceptionRow = Selectable<AttendanceExceptionsTable>;

@@ -49,6 +49,10 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'console_invitations', key: ['token_hash'] },
   { name: 'webhook_endpoints', key: ['id'] },
   { name: 'webhook_deliveries', key: ['id'] },
+  // Planned shifts (issue 33).
+  { name: 'planned_shifts', key: ['id'] },
+  { name: 'attendance_exceptions', key: ['id'] },
+  // Single sign-on (issue 34).
   { name: 'sso_configs', key: ['company_id'] },
   { name: 'sso_domains', key: ['domain'] },
   { name: 'sso_identities', key: ['company_id', 'issuer', 'subject'] },

@@ -28,6 +28,7 @@ export const SCOPES = [
   { id: 'attendance.reports', permission: 49, label: 'Read time reports', machine: false },
   { id: 'employees.read', permission: 52, label: 'Read employees', machine: false },
   { id: 'leave.read', permission: 72, label: 'Read leave balances and requests', machine: false },
+  { id: 'shifts.manage', permission: 97, label: 'Write, delete and publish planned shifts', machine: false },
   {
     id: 'webhooks.manage',
     permission: 94,

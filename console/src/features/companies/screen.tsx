@@ -6,6 +6,7 @@ import type { Screen, ScreenProps } from '../../screens/registry.js';
 import { SsoLinkSection } from '../sso/link-section.js';
 import { SsoSection } from '../sso/section.js';
 import {
+  AttendanceFields,
   type CompanySettings,
   GeneralFields,
   type SettingsFieldsProps,
@@ -23,6 +24,9 @@ function changesOf(company: CompanySettings, draft: CompanySettings, hours: numb
   if (draft.timeZone !== company.timeZone) changes.timeZone = draft.timeZone;
   if (draft.timeTracking !== company.timeTracking) changes.timeTracking = draft.timeTracking;
   if (draft.apiAccess !== company.apiAccess) changes.apiAccess = draft.apiAccess;
+  for (const field of ['lateGraceMinutes', 'noShowAfterMinutes', 'roundingMinutes'] as const)
+    if (draft[field] !== company[field]) changes[field] = draft[field];
+  if (draft.rounding !== company.rounding) changes.rounding = draft.rounding;
   return changes;
 }
 
@@ -123,6 +127,7 @@ function SettingsForm(props: SettingsFieldsProps & { save: (event: Event) => Pro
       </dl>
       <GeneralFields {...props} />
       <TimesheetFields {...props} />
+      <AttendanceFields {...props} />
       {props.canEdit ? (
         <div>
           <button type="submit" class="primary" disabled={props.busy}>

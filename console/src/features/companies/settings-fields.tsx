@@ -13,6 +13,10 @@ export interface CompanySettings {
   workweekStart: string;
   dailyOvertimeHours: number | null;
   workingTimeRules: string;
+  lateGraceMinutes: number;
+  noShowAfterMinutes: number;
+  rounding: string;
+  roundingMinutes: number;
 }
 
 const RULE_PACKS: Choice[] = [
@@ -153,6 +157,66 @@ export function TimesheetFields({
         onChange={(value) => setDraft({ ...draft, workingTimeRules: value })}
         choices={RULE_PACKS}
       />
+    </fieldset>
+  );
+}
+
+const ROUNDINGS: Choice[] = [
+  ['none', 'None: reports show the punched times'],
+  ['nearest', 'To the nearest step (neutral)'],
+  ['up', "Up: in the employee's favour"],
+  ['down', "Down: in the employer's favour (not lawful in the US)"],
+];
+
+/** Minutes as choices: the usual ones and the value saved now, in order. */
+function minuteChoices(usual: readonly number[], current: number): Choice[] {
+  return [...new Set([...usual, current])]
+    .sort((a, b) => a - b)
+    .map((minutes) => [String(minutes), `${minutes} min`]);
+}
+
+/** The margins of the attendance exceptions (issue 33) and the rounding of reported time. */
+export function AttendanceFields({ draft, setDraft, problem, canEdit }: SettingsFieldsProps) {
+  type MinutesField = 'lateGraceMinutes' | 'noShowAfterMinutes' | 'roundingMinutes';
+  const minutes = (field: MinutesField, label: string, usual: number[], hint: string) => (
+    <SelectField
+      label={label}
+      hint={hint}
+      error={problem.error(field)}
+      refusable
+      disabled={!canEdit}
+      value={String(draft[field])}
+      onChange={(value) => setDraft({ ...draft, [field]: Number(value) })}
+      choices={minuteChoices(usual, draft[field])}
+    />
+  );
+  return (
+    <fieldset class="stack">
+      <legend>Attendance and rounding</legend>
+      <p class="hint">How the plan is compared with the punches, and how reports round worked time.</p>
+      {minutes(
+        'lateGraceMinutes',
+        'Late after (grace)',
+        [0, 1, 2, 3, 5, 10, 15, 20, 30],
+        'A clock-in this long after a shift starts is not yet late; the same margin applies to leaving early.',
+      )}
+      {minutes(
+        'noShowAfterMinutes',
+        'No-show after',
+        [5, 10, 15, 20, 30, 45, 60, 90, 120],
+        'No clock-in this long after a shift starts: a no-show (resolved when the clock-in comes).',
+      )}
+      <SelectField
+        label="Rounding of reported time"
+        hint="Reports only: punches never change, and breaks and working-time rules use the punched times."
+        error={problem.error('rounding')}
+        refusable
+        disabled={!canEdit}
+        value={draft.rounding}
+        onChange={(value) => setDraft({ ...draft, rounding: value })}
+        choices={ROUNDINGS}
+      />
+      {minutes('roundingMinutes', 'Rounding step', [1, 5, 6, 10, 15, 30], 'The grid times are rounded to.')}
     </fieldset>
   );
 }

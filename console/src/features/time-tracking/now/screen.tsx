@@ -6,6 +6,7 @@ import type { Screen, ScreenProps } from '../../../screens/registry.js';
 import { byWorkplace, countText, MAX_PAGES, POLL_SECONDS, timeOf } from './model.js';
 import { SessionGroup } from './session-group.js';
 import { useOpenSessions } from './use-open-sessions.js';
+import { NowAttendance } from '../../planned-shifts/now-attendance.js';
 
 type OpenSessions = ReturnType<typeof useOpenSessions>;
 
@@ -68,6 +69,7 @@ function NowScreen({ person, route }: ScreenProps) {
       {open.truncated ? (
         <p class="hint">Only the {MAX_PAGES * 100} longest-running sessions are shown.</p>
       ) : null}
+      <NowAttendance workplaceId={workplaceId} paused={open.paused} pollSeconds={POLL_SECONDS} />
       {byWorkplace(sessions ?? []).map(([key, group]) => (
         <SessionGroup
           key={key || 'none'}

@@ -1,0 +1,260 @@
+import { type ExpressionBuilder, sql } from 'kysely';
+import { type Executor, type Tx, rowLocks } from '../../platform/db/database.js';
+import { type Schema } from '../../platform/db/schema.js';
+import { type DeliveryRow } from './queries.js';
+
+// The dispatcher's statements: fan-out, claims with leases, outcomes (queries.ts holds the endpoints'
+// and deliveries' reads and writes for the API).
+
+/** Attempts of one endpoint in flight at once (claimed and not yet recorded), across instances. */
+export const MAX_IN_FLIGHT_PER_ENDPOINT = 2;
+
+/** Active endpoints with events in the log they have not been given yet, furthest behind first. */
+export async function endpointsBehind(db: Executor, limit: number) {
+  return (
+    db
+      .selectFrom('webhook_endpoints as w')
+      .innerJoin('event_sequences as s', 's.company_id', 'w.company_id')
+      .select(['w.id'])
+      .where('w.status', '=', 'active')
+      .whereRef('s.last_seq', '>', 'w.after_seq')
+      // Furthest behind first: with more endpoints behind than `limit`, none waits for ever.
+      .orderBy(sql`s.last_seq - w.after_seq`, 'desc')
+      .orderBy('w.id')
+      .limit(limit)
+      .execute()
+  );
+}
+
+/** The endpoint, locked for its fan-out; undefined when another instance is at it (PostgreSQL) or it is not active. */
+export async function lockEndpointForFanOut(tx: Tx, id: string) {
+  return tx
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('status', '=', 'active')
+    .$if(rowLocks(tx), (q) => q.forUpdate().skipLocked())
+    .executeTakeFirst();
+}
+
+/** Active endpoints whose creating key is revoked, or expired by `nowIso`. */
+export async function endpointsOfDeadKeys(db: Executor, nowIso: string) {
+  return db
+    .selectFrom('webhook_endpoints as w')
+    .innerJoin('api_keys as k', 'k.id', 'w.created_by_key_id')
+    .select(['w.id', 'k.revoked_at', 'k.expires_at'])
+    .where('w.status', '=', 'active')
+    .where((eb) => eb.or([eb('k.revoked_at', 'is not', null), eb('k.expires_at', '<=', nowIso)]))
+    .limit(100)
+    .execute();
+}
+
+/** A delivery no instance holds a lease on (or whose lease ran out) by `nowIso`. */
+const unleased = (nowIso: string) => (eb: ExpressionBuilder<Schema, 'webhook_deliveries'>) =>
+  eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]);
+
+/**
+ * Active endpoints with a live key (if bound to one) that have a due, unleased delivery and fewer than
+ * MAX_IN_FLIGHT_PER_ENDPOINT leases in flight: their id, oldest due time and leases held, oldest due
+ * first. Each endpoint costs two index probes (0013-production), whatever its backlog.
+ */
+async function endpointsWithDue(tx: Tx, nowIso: string, limit: number) {
+  const rows = await tx
+    .selectFrom((db) =>
+      db
+        .selectFrom('webhook_endpoints as w')
+        .select((eb) => [
+          'w.id',
+          eb
+            .selectFrom('webhook_deliveries')
+            .select('next_attempt_at')
+            .whereRef('endpoint_id', '=', 'w.id')
+            .where('state', '=', 'pending')
+            .where('next_attempt_at', '<=', nowIso)
+            .where(unleased(nowIso))
+            .orderBy('next_attempt_at')
+            .limit(1)
+            .as('oldest_due'),
+          eb
+            .selectFrom('webhook_deliveries')
+            .select((c) => c.fn.countAll<number>().as('n'))
+            .whereRef('endpoint_id', '=', 'w.id')
+            .where('state', '=', 'pending')
+            .where('lease_until', '>=', nowIso)
+            .as('held'),
+        ])
+        .where('w.status', '=', 'active')
+        .where((e) =>
+          e.or([
+            e('w.created_by_key_id', 'is', null),
+            e.exists(
+              e
+                .selectFrom('api_keys as k')
+                .select('k.id')
+                .whereRef('k.id', '=', 'w.created_by_key_id')
+                .where('k.revoked_at', 'is', null)
+                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
+            ),
+          ]),
+        )
+        .as('e'),
+    )
+    .selectAll()
+    .where('e.oldest_due', 'is not', null)
+    .where('e.held', '<', MAX_IN_FLIGHT_PER_ENDPOINT)
+    .orderBy('e.oldest_due')
+    .orderBy('e.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ id: r.id, held: Number(r.held) }));
+}
+
+/**
+ * Up to `limit` ids of due, unleased deliveries, soonest due first, that keep each endpoint within
+ * MAX_IN_FLIGHT_PER_ENDPOINT attempts in flight (leases held included), so one slow receiver's backlog
+ * never fills the claims of the others. Two statements, each reading per endpoint only the few rows it
+ * needs through an index that starts with the endpoint: the claim is made after every finished send,
+ * and one that read the whole backlog (a window over every pending delivery, as until issue 36's soak)
+ * grew with it until it took the whole CPU.
+ */
+async function fairShare(tx: Tx, nowIso: string, limit: number): Promise<string[]> {
+  const endpoints = await endpointsWithDue(tx, nowIso, limit);
+  if (endpoints.length === 0) return [];
+  const arms = endpoints.map((endpoint) =>
+    tx
+      .selectFrom((db) =>
+        db
+          .selectFrom('webhook_deliveries')
+          .select(['id', 'next_attempt_at'])
+          .where('endpoint_id', '=', endpoint.id)
+          .where('state', '=', 'pending')
+          .where('next_attempt_at', '<=', nowIso)
+          .where(unleased(nowIso))
+          .orderBy('next_attempt_at')
+          .orderBy('id')
+          .limit(MAX_IN_FLIGHT_PER_ENDPOINT - endpoint.held)
+          .as('d'),
+      )
+      .selectAll(),
+  );
+  const rows = await arms
+    .slice(1)
+    .reduce((query, arm) => query.unionAll(arm), arms[0]!)
+    .execute();
+  // next_attempt_at is set on every pending delivery (the statements read only those).
+  const key = (r: { id: string; next_attempt_at: string | null }) => `${r.next_attempt_at ?? ''} ${r.id}`;
+  return rows
+    .sort((a, b) => (key(a) < key(b) ? -1 : 1))
+    .slice(0, limit)
+    .map((r) => r.id);
+}
+
+/**
+ * Claims up to `limit` due deliveries of active endpoints for `owner` until `leaseUntil`. PostgreSQL:
+ * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED); SQLite: the transaction
+ * holds the write lock (BEGIN IMMEDIATE), so claims of two processes on one file run one after the
+ * other and the second sees the first's lease.
+ */
+export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil: string, limit: number) {
+  // Fairness (fairShare): the candidates are chosen by statements of their own that read only a few
+  // rows per endpoint; the locking statement checks every condition again.
+  const candidates = await fairShare(tx, nowIso, limit);
+  if (candidates.length === 0) return [];
+  const due = await tx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'attempts'])
+    .where('state', '=', 'pending')
+    .where('next_attempt_at', '<=', nowIso)
+    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
+    .where('endpoint_id', 'in', (eb) =>
+      eb
+        .selectFrom('webhook_endpoints as w')
+        .select('w.id')
+        .where('w.status', '=', 'active')
+        // Not while the key it is bound to is revoked or expired (the sweep disables it soon after).
+        .where((e) =>
+          e.or([
+            e('w.created_by_key_id', 'is', null),
+            e.exists(
+              e
+                .selectFrom('api_keys as k')
+                .select('k.id')
+                .whereRef('k.id', '=', 'w.created_by_key_id')
+                .where('k.revoked_at', 'is', null)
+                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
+            ),
+          ]),
+        ),
+    )
+    .where('id', 'in', candidates)
+    .orderBy('next_attempt_at')
+    .limit(limit)
+    .$if(rowLocks(tx), (q) => q.forUpdate().skipLocked())
+    .execute();
+  if (due.length > 0)
+    await tx
+      .updateTable('webhook_deliveries')
+      .set({ lease_owner: owner, lease_until: leaseUntil })
+      .where(
+        'id',
+        'in',
+        due.map((d) => d.id),
+      )
+      .execute();
+  return due;
+}
+
+/** Gives back the leases `owners` still hold (a stopping instance): the deliveries are due again at once. */
+export async function releaseLeases(db: Executor, owners: string[]): Promise<number> {
+  if (owners.length === 0) return 0;
+  const result = await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_until: null })
+    .where('lease_owner', 'in', owners)
+    .where('state', '=', 'pending')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
+}
+
+export async function endpointsByIds(db: Executor, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
+}
+
+/** The delivery, locked, while `owner` still holds its lease; undefined when the lease was lost. */
+export async function leasedDelivery(tx: Tx, id: string, owner: string) {
+  return tx
+    .selectFrom('webhook_deliveries')
+    .select(['id', 'endpoint_id', 'attempts', 'state'])
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+export async function updateDelivery(tx: Tx, id: string, set: Partial<DeliveryRow>): Promise<void> {
+  await tx.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
+}
+
+/**
+ * The endpoint's failure state, locked (PostgreSQL) before its delivery is: the same order as a
+ * deletion (endpoint, then deliveries), so the two never deadlock.
+ */
+export async function endpointFailureState(tx: Tx, id: string) {
+  return tx
+    .selectFrom('webhook_endpoints')
+    .select(['failing_since', 'status'])
+    .where('id', '=', id)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .executeTakeFirst();
+}
+
+/** A success ends the endpoint's failing streak: conditional, so a stale copy never decides it. */
+export async function clearFailingSince(tx: Tx, id: string): Promise<void> {
+  await tx
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
+}
