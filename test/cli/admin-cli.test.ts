@@ -290,8 +290,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0004-console',
           '0005-company-settings',
           '0006-webhooks',
-          '0008-planned-shifts',
           '0007-corrections',
+          '0008-planned-shifts',
+          '0009-sso',
           '0013-production',
         ],
       });

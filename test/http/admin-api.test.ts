@@ -134,6 +134,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/locked-periods',
           'POST /api/admin/v1/locked-periods',
           'DELETE /api/admin/v1/locked-periods/{id}',
+          // Single sign-on (issue 34).
+          'GET /api/admin/v1/company/sso',
+          'PUT /api/admin/v1/company/sso',
+          'DELETE /api/admin/v1/company/sso',
+          'GET /api/admin/v1/sso/lookup',
+          'GET /api/admin/v1/sso/start',
+          'GET /api/admin/v1/sso/callback',
+          'GET /api/admin/v1/sso/link',
+          'POST /api/admin/v1/sso/link',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([

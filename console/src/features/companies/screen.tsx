@@ -3,6 +3,8 @@ import { api, messageOf, may, PERMISSIONS } from '../../api.js';
 import { useFormProblem } from '../../components/form-problem.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
+import { SsoLinkSection } from '../sso/link-section.js';
+import { SsoSection } from '../sso/section.js';
 import {
   AttendanceFields,
   type CompanySettings,
@@ -110,6 +112,8 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
           <SettingsForm {...settings} draft={draft} canEdit={canEdit} />
         </section>
       ) : null}
+      {canEdit ? <SsoSection /> : null}
+      <SsoLinkSection />
     </>
   );
 }
