@@ -70,7 +70,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'GET',
           `${SHIFTS}?${new URLSearchParams({ from: '2026-11-01', to: '2026-11-30', ...query })}`,
         );
-      for (const query of [
+      for (const query of <Record<string, string>[]>[
         { employeeId: '00000000-0000-4000-8000-000000000000' },
         { employeeId: other.fixture.employees[0]!.id },
         { externalId: 'NOBODY' },
