@@ -501,7 +501,7 @@ export interface paths {
         };
         /**
          * List planned shifts
-         * @description The company's planned shifts dated `from`..`to` (the day in the workplace's zone; at most 92 days), drafts and published, of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated.
+         * @description The company's planned shifts dated `from`..`to` (the day in the workplace's zone; at most 92 days), drafts and published, of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated. An employee the company does not have is `404 employee_not_found`, as on `/time-entries`.
          */
         get: operations["listPlannedShifts"];
         put?: never;
@@ -8549,6 +8549,29 @@ export interface operations {
                         error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
                         /** @enum {integer} */
                         code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };
