@@ -200,6 +200,24 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(tooOld.body).toMatchObject({ error: 'entry_too_old', code: 2916 });
     });
 
+    it('a correction may not move an entry past the 400-day window: 409 entry_too_old, nothing changed', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await shift(tenant, iso(T0 - 20 * DAY - 8 * HOUR), iso(T0 - 20 * DAY - HOUR)));
+      await server()
+        .database.db.updateTable('time_entries')
+        .set({ start_at: iso(T0 - 399 * DAY - 8 * HOUR), end_at: iso(T0 - 399 * DAY - HOUR) })
+        .where('id', '=', id)
+        .execute();
+      const moved = await correct(server(), tenant.token, id, {
+        clockIn: iso(T0 - 401 * DAY - 8 * HOUR),
+        clockOut: iso(T0 - 401 * DAY - HOUR),
+        reason: 'r',
+      });
+      expect(moved.status, moved.text).toBe(409);
+      expect(moved.body).toMatchObject({ error: 'entry_too_old', code: 2916 });
+      expect(await revisions(server(), tenant.token, id)).toHaveLength(1);
+    });
+
     it('an approved entry that is changed goes back to pending_approval; breaks of a clocked entry are replaced; events say updated', async () => {
       const tenant = await managing(suite);
       const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 9 * HOUR)));

@@ -40,6 +40,8 @@ export async function correctEntry(
   const at = new Date(now).toISOString();
   const plan = planCorrection(entry, breaks, { body: input.body, parsed }, { actorId: manager.actor.id, at });
   const { next } = plan;
+  // The result too: an entry moved past the window could never be corrected or deleted again.
+  assertCorrectable(next, now);
   await assertDaysWritable(tx, {
     companyId: entry.company_id,
     employeeId: entry.employee_id,

@@ -194,7 +194,9 @@ function decisionRoute(app: TypeBoxApp, decision: Decision): void {
     async (request, reply) => {
       const { manager, dryRun, ifMatch } = changeOf(request);
       const body = (request.body ?? {}) as { note?: string; reason?: string };
-      const reason = (body.reason ?? body.note)?.trim() || null;
+      const sent = (body.reason ?? body.note)?.trim();
+      // A blank note of an approval is none; a blank reason is refused (422).
+      const reason = decision === 'approve' ? sent || null : (sent ?? '');
       return idempotentWrite(request, reply, { dryRun }, async (tx) => ({
         status: 200,
         body: await decideOnEntry(tx, services.ctx.now(), manager, {
