@@ -426,6 +426,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
       ]);
     });
 
+    it('decisions with versions: a stale version is 412 version_mismatch in its result; reopen refuses a blank reason', async () => {
+      const employee = a.employees[0]!.id;
+      const stale = await pendingShift(a, employee, '2026-02-24');
+      const fresh = await pendingShift(a, employee, '2026-02-25');
+      const manager = await signedIn(a.companyId, '47,91');
+      await expectProblem(
+        await manager.request('/time-entries/decisions', {
+          method: 'POST',
+          json: { ids: [stale, fresh], decision: 'approved', versions: [1] },
+        }),
+        422,
+        'validation_failed',
+      );
+      const decided = await json<{ results: { id: string; status: number; problem?: Json; entry?: Json }[] }>(
+        await manager.request('/time-entries/decisions', {
+          method: 'POST',
+          json: { ids: [stale, fresh], decision: 'approved', versions: [2, 1] },
+        }),
+        200,
+      );
+      expect(decided.results.map((r) => [r.id, r.status, r.problem?.error ?? r.entry?.status])).toEqual([
+        [stale, 412, 'version_mismatch'],
+        [fresh, 200, 'approved'],
+      ]);
+      const reopened = await manager.request(`/time-entries/${fresh}/reopen`, {
+        method: 'POST',
+        json: { reason: '   ' },
+      });
+      const problem = await expectProblem(reopened, 422, 'validation_failed');
+      expect(JSON.stringify(problem)).toContain('reason');
+    });
+
     it('confirm a day: a punch on it then gets 409 day_locked', async () => {
       const employee = a.employees[1]!.id;
       const manager = await signedIn(a.companyId, '47,91');

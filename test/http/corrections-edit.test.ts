@@ -218,6 +218,27 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(await revisions(server(), tenant.token, id)).toHaveLength(1);
     });
 
+    it('an open session: a new start in the future or 24 hours ago or more is 422 naming clockIn; with a clockOut it closes', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 2 * HOUR)));
+      for (const clockIn of [iso(T0 + 10 * MINUTE), iso(T0 - 24 * HOUR), iso(T0 - 30 * HOUR)]) {
+        const refused = await correct(server(), tenant.token, id, { clockIn, reason: 'r' });
+        expect(refused.status, refused.text).toBe(422);
+        expect(refused.body.error).toBe('validation_failed');
+        expect(refused.body.errors?.map((e) => e.field)).toEqual(['clockIn']);
+      }
+      const moved = await correct(server(), tenant.token, id, { clockIn: iso(T0 - 3 * HOUR), reason: 'r' });
+      expect(moved.status, moved.text).toBe(200);
+      expect(moved.body.status).toBe('open');
+      const closed = await correct(server(), tenant.token, id, {
+        clockIn: iso(T0 - 30 * HOUR),
+        clockOut: iso(T0 - 22 * HOUR),
+        reason: 'r',
+      });
+      expect(closed.status, closed.text).toBe(200);
+      expect(closed.body.status).toBe('pending_approval');
+    });
+
     it('an approved entry that is changed goes back to pending_approval; breaks of a clocked entry are replaced; events say updated', async () => {
       const tenant = await managing(suite);
       const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 9 * HOUR)));

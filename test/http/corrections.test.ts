@@ -245,8 +245,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('corrections on %
   it('an API key created by a person linked to the employee gets 403 own_entry on every change', async () => {
     const tenant = await managing(suite);
     const id = await pendingShift(tenant);
-    const person = await personToken(server(), tenant, { permissions: '47,90,91', employeeId: tenant.employeeId });
-    const key = await secondKey(server().ctx, { ...tenant.fixture, adminId: person.id }, { scopes: 'attendance.read,attendance.manage' });
+    const person = await personToken(server(), tenant, {
+      permissions: '47,90,91',
+      employeeId: tenant.employeeId,
+    });
+    const key = await secondKey(
+      server().ctx,
+      { ...tenant.fixture, adminId: person.id },
+      { scopes: 'attendance.read,attendance.manage' },
+    );
     const viaKey = await tenantFor(server(), tenant.fixture, key);
     for (const attempt of [
       () => decide(server(), viaKey.token, id, 'approve'),

@@ -86,7 +86,11 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
     ids.length === 0
       ? Promise.resolve()
       : run(async () => {
-          const body = { ids, decision };
+          // Each entry's version as shown: one changed meanwhile is refused (412), not decided unseen.
+          const versions = ids.map((id) => week?.items.find((e) => e.id === id)?.version);
+          const body = versions.every((v) => v !== undefined)
+            ? { ids, decision, versions }
+            : { ids, decision };
           const { results } = await api<{ results: DecisionResult[] }>(
             'POST',
             '/time-entries/decisions',
