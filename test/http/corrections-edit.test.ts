@@ -239,6 +239,33 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(closed.body.status).toBe('pending_approval');
     });
 
+    it('the schedule rule of a shift holds for the corrected result: no schedule on the new work date, or no workplace, is business_rule_violation', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T15:00:00Z'));
+      const db = server().database.db;
+      await db
+        .updateTable('employee_schedules')
+        .set({ effective_from: '2026-11-09' })
+        .where('employee_id', '=', tenant.employeeId)
+        .execute();
+      const early = await correct(server(), tenant.token, id, {
+        clockIn: '2026-11-08T07:00:00Z',
+        clockOut: '2026-11-08T15:00:00Z',
+        reason: 'r',
+      });
+      expect(early.status, early.text).toBe(409);
+      expect(early.body.error).toBe('business_rule_violation');
+      expect(early.body.detail).toContain('2026-11-08');
+      await db
+        .updateTable('employees')
+        .set({ workplace_id: null })
+        .where('id', '=', tenant.employeeId)
+        .execute();
+      const noWorkplace = await correct(server(), tenant.token, id, { note: 'n', reason: 'r' });
+      expect(noWorkplace.body.error).toBe('business_rule_violation');
+      expect(await revisions(server(), tenant.token, id)).toHaveLength(1);
+    });
+
     it('an approved entry that is changed goes back to pending_approval; breaks of a clocked entry are replaced; events say updated', async () => {
       const tenant = await managing(suite);
       const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 9 * HOUR)));

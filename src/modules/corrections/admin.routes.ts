@@ -124,7 +124,10 @@ function correctEntryRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         body: CorrectionBodySchema,
         response: {
           200: TimeEntrySchema,
-          ...sessionErrors([...CHANGE_ERRORS, 'overlaps_existing_entry', 'entry_too_old'], true),
+          ...sessionErrors(
+            [...CHANGE_ERRORS, 'overlaps_existing_entry', 'entry_too_old', 'business_rule_violation'],
+            true,
+          ),
         },
       },
     },
