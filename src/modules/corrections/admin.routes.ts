@@ -9,12 +9,13 @@ import type { Principal } from '../auth/service.js';
 import { PERMISSION_DECIDE_ENTRIES, PERMISSION_READ_ENTRIES } from '../auth/scopes.js';
 import { actorOf, inTransaction } from '../context.js';
 import type { ConsolePerson } from '../people/person.js';
+import type { Tx } from '../../platform/db/database.js';
 import { ShiftBodySchema, TimeEntrySchema, WriteResultSchema } from '../time-tracking/schemas.js';
 import { createShift } from '../time-tracking/shift.js';
 import { correctEntry } from './correct.js';
 import { decideOnEntry } from './decisions.js';
 import { deleteTimeEntry } from './delete.js';
-import { managerOfAdmin, parseIfMatch, readEntry } from './entry-access.js';
+import { assertNotOwnEntry, managerOfAdmin, parseIfMatch, readEntry } from './entry-access.js';
 import { closePeriod, listPeriods, reopenPeriod } from './periods.js';
 import { revisionsOf } from './revisions.js';
 import {
@@ -46,8 +47,18 @@ const CHANGE_ERRORS: ErrorName[] = [
 
 const managerOf = (person: ConsolePerson) => managerOfAdmin(actorOf(person), person.companyId);
 
-/** A person's shift, recorded as the public POST /time-entries records one (the person is its author). */
-function principalOf(person: ConsolePerson): Principal {
+/**
+ * A person's shift, recorded as the public POST /time-entries records one (the person is its author),
+ * with the company's time-tracking switch as it is now (off: 403 time_tracking_disabled, as the API).
+ */
+async function principalOf(tx: Tx, person: ConsolePerson): Promise<Principal> {
+  const company = await tx
+    .selectFrom('companies')
+    .select('time_tracking')
+    .where('id', '=', person.companyId)
+    .executeTakeFirstOrThrow();
+  if (company.time_tracking !== 1)
+    throw new ApiError('time_tracking_disabled', 'time tracking is switched off for this company');
   return {
     kind: 'user',
     id: person.id,
@@ -219,7 +230,8 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Add a missing shift',
         operationId: 'addShift',
         description:
-          "The public POST /time-entries for an employee of the person's company, by the person. Permission 91.",
+          "The public POST /time-entries for an employee of the person's company, by the person; not for the employee " +
+          'the person is linked to (403 own_entry); 403 time_tracking_disabled while the company has time tracking off. Permission 91.',
         tags: ['Time entries'],
         body: AddShiftBodySchema,
         response: {
@@ -227,6 +239,8 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
           ...sessionErrors(
             [
               'forbidden',
+              'own_entry',
+              'time_tracking_disabled',
               'employee_not_found',
               'overlaps_existing_entry',
               'day_locked',
@@ -240,9 +254,12 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
     },
     async (request, reply) => {
       const person = requirePermission(request, MANAGE);
-      const outcome = await inTransaction(ctx, (tx, now) =>
-        createShift(tx, now, principalOf(person), request.body, { dryRun: false }),
-      );
+      const outcome = await inTransaction(ctx, async (tx, now) => {
+        const principal = await principalOf(tx, person);
+        // Not for the employee the person is linked to: someone else records their shifts (403 own_entry).
+        await assertNotOwnEntry(tx, managerOf(person), request.body.employee.id.toLowerCase());
+        return createShift(tx, now, principal, request.body, { dryRun: false });
+      });
       return reply.code(201).send(outcome.body);
     },
   );
