@@ -86,9 +86,7 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
     ids.length === 0
       ? Promise.resolve()
       : run(async () => {
-          // Each entry's version as shown: one changed meanwhile is refused (412), not decided unseen.
-          const versions = ids.map((id) => week?.items.find((e) => e.id === id)?.version);
-          const body = versions.every((v) => v !== undefined)
+          const body = decisionBody(ids, decision, week);
             ? { ids, decision, versions }
             : { ids, decision };
           const { results } = await api<{ results: DecisionResult[] }>(
@@ -145,6 +143,12 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
 }
 
 export type Week = ReturnType<typeof useEntryWeek>;
+
+/** Each entry's version as shown: one changed meanwhile is refused (412), not decided unseen. */
+function decisionBody(ids: string[], decision: Decision, week: EntryWeek | null) {
+  const versions = ids.map((id) => week?.items.find((e) => e.id === id)?.version);
+  return versions.every((v) => v !== undefined) ? { ids, decision, versions } : { ids, decision };
+}
 
 function reportDecisions(
   results: DecisionResult[],
