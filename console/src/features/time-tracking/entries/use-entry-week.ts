@@ -87,8 +87,6 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
       ? Promise.resolve()
       : run(async () => {
           const body = decisionBody(ids, decision, week);
-            ? { ids, decision, versions }
-            : { ids, decision };
           const { results } = await api<{ results: DecisionResult[] }>(
             'POST',
             '/time-entries/decisions',
