@@ -5,17 +5,15 @@ import { requirePermission } from '../../http/plugins/console-session.js';
 import { type RouteContext, routeContext, type TypeBoxApp } from '../../http/route-context.js';
 import { IdParamsSchema } from '../../http/schemas/common.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
-import type { Principal } from '../auth/service.js';
 import { PERMISSION_DECIDE_ENTRIES, PERMISSION_READ_ENTRIES } from '../auth/scopes.js';
 import { actorOf, inTransaction } from '../context.js';
 import type { ConsolePerson } from '../people/person.js';
-import type { Tx } from '../../platform/db/database.js';
 import { ShiftBodySchema, TimeEntrySchema, WriteResultSchema } from '../time-tracking/schemas.js';
-import { createShift } from '../time-tracking/shift.js';
 import { correctEntry } from './correct.js';
 import { decideOnEntry } from './decisions.js';
 import { deleteTimeEntry } from './delete.js';
-import { assertNotOwnEntry, managerOfAdmin, parseIfMatch, readEntry } from './entry-access.js';
+import { addShiftFor } from './add-shift.js';
+import { managerOfAdmin, parseIfMatch, readEntry } from './entry-access.js';
 import { closePeriod, listPeriods, reopenPeriod } from './periods.js';
 import { revisionsOf } from './revisions.js';
 import {
@@ -46,29 +44,6 @@ const CHANGE_ERRORS: ErrorName[] = [
 ];
 
 const managerOf = (person: ConsolePerson) => managerOfAdmin(actorOf(person), person.companyId);
-
-/**
- * A person's shift, recorded as the public POST /time-entries records one (the person is its author),
- * with the company's time-tracking switch as it is now (off: 403 time_tracking_disabled, as the API).
- */
-async function principalOf(tx: Tx, person: ConsolePerson): Promise<Principal> {
-  const company = await tx
-    .selectFrom('companies')
-    .select('time_tracking')
-    .where('id', '=', person.companyId)
-    .executeTakeFirstOrThrow();
-  if (company.time_tracking !== 1)
-    throw new ApiError('time_tracking_disabled', 'time tracking is switched off for this company');
-  return {
-    kind: 'user',
-    id: person.id,
-    companyId: person.companyId,
-    clientId: null,
-    scopes: [],
-    tokenExpiresAt: new Date(0),
-    company: { timeZone: person.company.timeZone, timeTracking: true },
-  };
-}
 
 const AddShiftBodySchema = Type.Object(
   {
@@ -254,12 +229,7 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
     },
     async (request, reply) => {
       const person = requirePermission(request, MANAGE);
-      const outcome = await inTransaction(ctx, async (tx, now) => {
-        const principal = await principalOf(tx, person);
-        // Not for the employee the person is linked to: someone else records their shifts (403 own_entry).
-        await assertNotOwnEntry(tx, managerOf(person), request.body.employee.id.toLowerCase());
-        return createShift(tx, now, principal, request.body, { dryRun: false });
-      });
+      const outcome = await inTransaction(ctx, (tx, now) => addShiftFor(tx, now, person, request.body));
       return reply.code(201).send(outcome.body);
     },
   );
