@@ -191,7 +191,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a time entry
-         * @description Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; entries older than 400 days are 409 entry_too_old. An approved or rejected entry that is changed goes back to `pending_approval`. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         * @description Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; entries older than 400 days (before or after the change) are 409 entry_too_old; as for POST /time-entries, the employee needs a workplace and a schedule in force on the new work date (409 business_rule_violation). An approved or rejected entry that is changed goes back to `pending_approval`. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
          */
         patch: operations["correctTimeEntry"];
         trace?: never;
@@ -4120,7 +4120,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight, overlaps_existing_entry, entry_too_old */
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight, overlaps_existing_entry, entry_too_old, business_rule_violation */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4138,9 +4138,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight" | "overlaps_existing_entry" | "entry_too_old";
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight" | "overlaps_existing_entry" | "entry_too_old" | "business_rule_violation";
                         /** @enum {integer} */
-                        code?: 2915 | 2909 | 1409 | 2908 | 2916;
+                        code?: 2915 | 2909 | 1409 | 2908 | 2916 | 2910;
                     };
                 };
             };
