@@ -191,7 +191,7 @@ export interface paths {
         head?: never;
         /**
          * Correct a time entry
-         * @description Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; entries older than 400 days are 409 entry_too_old. An approved or rejected entry that is changed goes back to `pending_approval`. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
+         * @description Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; entries older than 400 days (before or after the change) are 409 entry_too_old; as for POST /time-entries, the employee needs a workplace and a schedule in force on the new work date (409 business_rule_violation). An approved or rejected entry that is changed goes back to `pending_approval`. Scope attendance.manage. `If-Match` (the ETag of GET /time-entries/{id}) makes it conditional: a stale version is 412 version_mismatch and changes nothing. A person linked to the entry's employee gets 403 own_entry; a day in a closed period 409 day_locked. Takes `Idempotency-Key` and `X-Service-Dry-Run` (a dry run answers what the change would give).
          */
         patch: operations["correctTimeEntry"];
         trace?: never;
@@ -501,7 +501,7 @@ export interface paths {
         };
         /**
          * List planned shifts
-         * @description The company's planned shifts dated `from`..`to` (the day in the workplace's zone; at most 92 days), drafts and published, of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated.
+         * @description The company's planned shifts dated `from`..`to` (the day in the workplace's zone; at most 92 days), drafts and published, of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated. An employee the company does not have is `404 employee_not_found`, as on `/time-entries`.
          */
         get: operations["listPlannedShifts"];
         put?: never;
@@ -4603,7 +4603,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight, overlaps_existing_entry, entry_too_old */
+            /** @description Problem details; error: invalid_status_transition, day_locked, idempotency_in_flight, overlaps_existing_entry, entry_too_old, business_rule_violation */
             409: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -4621,9 +4621,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight" | "overlaps_existing_entry" | "entry_too_old";
+                        error?: "invalid_status_transition" | "day_locked" | "idempotency_in_flight" | "overlaps_existing_entry" | "entry_too_old" | "business_rule_violation";
                         /** @enum {integer} */
-                        code?: 2915 | 2909 | 1409 | 2908 | 2916;
+                        code?: 2915 | 2909 | 1409 | 2908 | 2916 | 2910;
                     };
                 };
             };
@@ -9034,6 +9034,29 @@ export interface operations {
                         error?: "forbidden" | "insufficient_scope" | "time_tracking_disabled";
                         /** @enum {integer} */
                         code?: 1404 | 1403 | 2403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
                     };
                 };
             };

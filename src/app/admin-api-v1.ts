@@ -9,6 +9,9 @@ import { companyAdminRoutes } from '../modules/companies/admin.routes.js';
 import { correctionAdminRoutes } from '../modules/corrections/admin.routes.js';
 import { employeeAdminRoutes } from '../modules/employees/admin.routes.js';
 import { sessionRoutes } from '../modules/people/admin.routes.js';
+import { ssoAdminRoutes } from '../modules/sso/admin.routes.js';
+import { ssoLinkRoutes } from '../modules/sso/link.routes.js';
+import { ssoSignInRoutes } from '../modules/sso/sign-in.routes.js';
 import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.js';
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
@@ -18,7 +21,7 @@ import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
  * Each feature's admin routes live in its own folder (modules/<feature>/admin.routes.ts). Its routes are
  * hidden from the public description and described in a document of their own. Everything but the
- * session routes (sign-in, invitations) runs behind the session guard: a console session, and on
+ * session routes (sign-in, invitations) and single sign-on's sign-in runs behind the session guard: a console session, and on
  * writes the CSRF token and Origin.
  */
 export const adminApiV1: FastifyPluginAsync = async (app) => {
@@ -45,8 +48,13 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(timesheetAdminRoutes);
     await guarded.register(webhookAdminRoutes);
     await guarded.register(plannedShiftAdminRoutes);
+    await guarded.register(ssoAdminRoutes);
+    await guarded.register(ssoLinkRoutes);
     await guarded.register(absenceAdminRoutes);
   });
+  // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts); after the
+  // rest, so the admin document only grows at its end.
+  await app.register(ssoSignInRoutes);
 
   let document: Record<string, unknown> | undefined;
   app.get(ADMIN_OPENAPI_PATH.slice(ADMIN_PREFIX.length), { schema: { hide: true } }, async () => {

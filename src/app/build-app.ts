@@ -77,6 +77,7 @@ async function createServices(deps: AppDependencies) {
     unknownClientLimiter: limiters.unknownClientLimiter,
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
+    ssoStartLimiter: limiters.ssoStartLimiter,
     cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
     webhookKey:
       config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),

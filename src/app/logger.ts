@@ -1,8 +1,8 @@
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
 
-/** The service's logger: JSON lines; credentials never reach them. */
-export function createLogger(level: string): Logger {
-  return pino({
+/** The service's logger: JSON lines (to standard output, or `destination`); credentials never reach them. */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     // Secrets never reach the logs: credentials travel only in headers and bodies, and neither is logged.
     redact: {
@@ -29,5 +29,6 @@ export function createLogger(level: string): Logger {
         remoteAddress: request.ip,
       }),
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

@@ -7,6 +7,7 @@ import { registerDemoCommand } from './commands/demo.js';
 import { registerEmployeeCommands } from './commands/employees.js';
 import { registerKeyCommands } from './commands/keys.js';
 import { registerServerCommands } from './commands/server.js';
+import { registerSsoCommands } from './commands/sso.js';
 import { registerTimeCommands } from './commands/time.js';
 import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
@@ -32,6 +33,7 @@ function buildProgram(): Command {
   registerTransferCommands(program);
   registerWebhookCommands(program);
   registerShiftCommands(program);
+  registerSsoCommands(program);
   registerLeaveCommands(program);
   return program;
 }

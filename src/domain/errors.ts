@@ -66,6 +66,71 @@ export const ERROR_CATALOGUE = {
   session_required: { status: 401, code: 3402, title: 'Sign in to the console' },
   csrf_failed: { status: 403, code: 3403, title: 'Missing or wrong CSRF token or Origin' },
   invitation_invalid: { status: 410, code: 3410, title: 'Invitation is unknown, used or expired' },
+  // Single sign-on (issue 34): 3420–3449.
+  sso_not_configured: {
+    status: 404,
+    code: 3420,
+    title: 'No company signs in with its identity provider for this email domain',
+  },
+  sso_required: {
+    status: 403,
+    code: 3421,
+    title: "This company's people sign in with its identity provider",
+  },
+  sso_state_invalid: {
+    status: 400,
+    code: 3422,
+    title: 'Sign-in attempt unknown, used, expired or started in another browser',
+  },
+  sso_provider_unavailable: { status: 502, code: 3423, title: 'The identity provider could not be reached' },
+  sso_response_invalid: {
+    status: 401,
+    code: 3424,
+    title: "The identity provider's answer failed verification",
+  },
+  sso_denied: { status: 401, code: 3425, title: 'The identity provider did not sign the person in' },
+  sso_email_unverified: {
+    status: 403,
+    code: 3426,
+    title: 'The identity provider has not verified the email address',
+  },
+  sso_email_domain_not_allowed: {
+    status: 403,
+    code: 3427,
+    title: "The email address is outside the company's single sign-on domains",
+  },
+  sso_person_unknown: { status: 403, code: 3428, title: 'No person of the company has this email address' },
+  sso_person_deactivated: { status: 403, code: 3429, title: 'The person has been deactivated' },
+  sso_identity_conflict: {
+    status: 409,
+    code: 3430,
+    title: 'The person is already linked to another account of this identity provider',
+  },
+  sso_domain_taken: {
+    status: 409,
+    code: 3431,
+    title: "An email domain already belongs to another company's single sign-on",
+  },
+  sso_configuration_unreadable: {
+    status: 503,
+    code: 3432,
+    title: 'The single sign-on client secret cannot be decrypted (encryption key changed?)',
+  },
+  sso_domain_in_use: {
+    status: 409,
+    code: 3433,
+    title: 'An email domain is used by people of another company, or by a super admin',
+  },
+  sso_link_required: {
+    status: 403,
+    code: 3434,
+    title: 'This person links their account to the identity provider from a signed-in session',
+  },
+  sso_link_mismatch: {
+    status: 409,
+    code: 3435,
+    title: "The identity provider's account is not this person's (another or unverified email)",
+  },
   // Planned shifts (issue 33): 5001-5099.
   shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },

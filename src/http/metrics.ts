@@ -57,6 +57,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly consoleSignIns = new Counter({
+    name: 'punchclock_console_sign_ins_total',
+    help: 'Console sign-ins by method (password, sso) and outcome (success, or the error name of the refusal)',
+    labelNames: ['method', 'outcome'] as const,
+    registers: [this.registry],
+  });
+
   readonly databaseErrors = new Counter({
     name: 'punchclock_database_unavailable_total',
     help: 'Requests answered 503 because the database could not be reached or lost the connection',

@@ -20,6 +20,8 @@ export interface Services {
   /** Console sign-in attempts per account (email) and per client address. */
   signInAccountLimiter: RateLimiter;
   signInAddressLimiter: RateLimiter;
+  /** Single sign-on starts per client address (their own count, the sign-in's limit). */
+  ssoStartLimiter: RateLimiter;
   cursors: CursorCodec;
   /** The key that encrypts webhook secrets at rest (WEBHOOK_ENCRYPTION_KEY or the database's). */
   webhookKey: Buffer;

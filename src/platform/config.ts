@@ -38,6 +38,11 @@ export interface Config {
   readonly consoleSignInLimitPerAddress: number;
   /** Outbound webhook deliveries (issue 22). */
   readonly webhooks: WebhookConfig;
+  /**
+   * SSO_ALLOWED_HOSTS: addresses and CIDR ranges an identity provider (its discovery, token, JWKS and
+   * UserInfo endpoints) may resolve to even when loopback, private or link-local (issue 34).
+   */
+  readonly ssoAllowedHosts: readonly string[];
   /** SHUTDOWN_GRACE_SECONDS: how long a SIGTERM's drain may take before the process exits 1 anyway. */
   readonly shutdownGraceSeconds: number;
   /** EXCEPTIONS_JOB=false: this instance does not run the attendance-exceptions job (issue 33); EXCEPTIONS_JOB_INTERVAL_MS: how often it does. */
@@ -78,15 +83,21 @@ function booleanFlag(name: string, raw: string | undefined, fallback: boolean): 
   throw new ConfigError(`${name} must be true or false`);
 }
 
-function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
-  const allowedHosts = (env.WEBHOOK_ALLOWED_HOSTS ?? '')
+/** A comma-separated list of addresses and CIDR ranges (WEBHOOK_ALLOWED_HOSTS, SSO_ALLOWED_HOSTS). */
+function addressList(name: string, raw: string | undefined): string[] {
+  const entries = (raw ?? '')
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  for (const entry of allowedHosts) {
+  for (const entry of entries) {
     const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
-    if (!valid) throw new ConfigError(`WEBHOOK_ALLOWED_HOSTS: ${entry} is not an address or CIDR range`);
+    if (!valid) throw new ConfigError(`${name}: ${entry} is not an address or CIDR range`);
   }
+  return entries;
+}
+
+function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
+  const allowedHosts = addressList('WEBHOOK_ALLOWED_HOSTS', env.WEBHOOK_ALLOWED_HOSTS);
   let retryDelaysSeconds: readonly number[] = DEFAULT_WEBHOOK_RETRY_DELAYS;
   const delaysRaw = (env.WEBHOOK_RETRY_DELAYS ?? '').trim();
   if (delaysRaw !== '') {
@@ -265,6 +276,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ),
     webhooks: webhookConfig(env),
     exceptionsJob: exceptionsJobConfig(env),
+    ssoAllowedHosts: addressList('SSO_ALLOWED_HOSTS', env.SSO_ALLOWED_HOSTS),
     shutdownGraceSeconds: positiveInteger('SHUTDOWN_GRACE_SECONDS', env.SHUTDOWN_GRACE_SECONDS, 20),
     overloadMaxEventLoopDelayMs: nonNegativeInteger(
       'OVERLOAD_MAX_EVENT_LOOP_DELAY_MS',

@@ -301,6 +301,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0006-webhooks',
           '0007-corrections',
           '0008-planned-shifts',
+          '0009-sso',
           '0010-absences',
           '0013-production',
         ],

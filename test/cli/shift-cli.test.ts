@@ -56,6 +56,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('punchclock shift
     const refused = await runCli(database.url, 'company', 'update', company.id, '--rounding', 'sideways');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: rounding must be one of none, nearest, up, down\n$/);
+    const graceOverNoShow = await runCli(database.url, 'company', 'update', company.id, '--late-grace', '46');
+    expect(graceOverNoShow.code).toBe(1);
+    expect(graceOverNoShow.stderr).toMatch(/lateGraceMinutes: the late grace \(46 minutes\) must not exceed/);
     const human = await runCli(database.url, 'company', 'update', company.id);
     expect(human.stdout).toContain('late grace 10 min, no-show after 45 min, rounding nearest 6 min');
 

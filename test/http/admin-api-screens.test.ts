@@ -522,6 +522,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'validation_failed',
           );
           expect(badGrace.errors?.[0]?.field).toMatch(/lateGraceMinutes$/);
+          // A grace longer than the no-show margin (45 min) would never record late: refused.
+          const graceOverNoShow = await expectProblem(
+            await manager.request('/company', { method: 'PATCH', json: { lateGraceMinutes: 46 } }),
+            422,
+            'validation_failed',
+          );
+          expect(graceOverNoShow.errors?.map((e) => e.field)).toEqual(['lateGraceMinutes']);
           expect(
             await json<Json>(
               await manager.request('/company', { method: 'PATCH', json: { rounding: 'none' } }),

@@ -134,6 +134,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/locked-periods',
           'POST /api/admin/v1/locked-periods',
           'DELETE /api/admin/v1/locked-periods/{id}',
+          // Single sign-on (issue 34).
+          'GET /api/admin/v1/company/sso',
+          'PUT /api/admin/v1/company/sso',
+          'DELETE /api/admin/v1/company/sso',
+          'GET /api/admin/v1/sso/lookup',
+          'GET /api/admin/v1/sso/start',
+          'GET /api/admin/v1/sso/callback',
+          'GET /api/admin/v1/sso/link',
+          'POST /api/admin/v1/sso/link',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([
@@ -424,6 +433,68 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         [409, 'invalid_status_transition'],
         [404, 'not_found'],
       ]);
+    });
+
+    it('decisions with versions: a stale version is 412 version_mismatch in its result; reopen refuses a blank reason', async () => {
+      const employee = a.employees[0]!.id;
+      const stale = await pendingShift(a, employee, '2026-02-24');
+      const fresh = await pendingShift(a, employee, '2026-02-25');
+      const manager = await signedIn(a.companyId, '47,91');
+      await expectProblem(
+        await manager.request('/time-entries/decisions', {
+          method: 'POST',
+          json: { ids: [stale, fresh], decision: 'approved', versions: [1] },
+        }),
+        422,
+        'validation_failed',
+      );
+      const decided = await json<{ results: { id: string; status: number; problem?: Json; entry?: Json }[] }>(
+        await manager.request('/time-entries/decisions', {
+          method: 'POST',
+          json: { ids: [stale, fresh], decision: 'approved', versions: [2, 1] },
+        }),
+        200,
+      );
+      expect(decided.results.map((r) => [r.id, r.status, r.problem?.error ?? r.entry?.status])).toEqual([
+        [stale, 412, 'version_mismatch'],
+        [fresh, 200, 'approved'],
+      ]);
+      const reopened = await manager.request(`/time-entries/${fresh}/reopen`, {
+        method: 'POST',
+        json: { reason: '   ' },
+      });
+      const problem = await expectProblem(reopened, 422, 'validation_failed');
+      expect(JSON.stringify(problem)).toContain('reason');
+    });
+
+    it("add a missing shift: not for the person's own employee (403 own_entry), not while time tracking is off", async () => {
+      const manager = await signedIn(a.companyId, '47,91');
+      const me = await json<{ id: string }>(await manager.request('/session'), 200);
+      const [other, own] = [a.employees[0]!.id, a.employees[1]!.id];
+      await server.database.db
+        .updateTable('users')
+        .set({ employee_id: own })
+        .where('id', '=', me.id)
+        .execute();
+      const add = (employee: string, day: string) =>
+        manager.request('/time-entries', {
+          method: 'POST',
+          json: {
+            employee: { id: employee },
+            clockIn: `${day}T08:00:00+01:00`,
+            clockOut: `${day}T12:00:00+01:00`,
+          },
+        });
+      await expectProblem(await add(own, '2026-02-26'), 403, 'own_entry');
+      await expectProblem(await add(own.toUpperCase(), '2026-02-26'), 403, 'own_entry');
+      await json(await add(other, '2026-02-26'), 201);
+      const company = server.database.db.updateTable('companies').where('id', '=', a.companyId);
+      await company.set({ time_tracking: 0 }).execute();
+      try {
+        await expectProblem(await add(other, '2026-02-27'), 403, 'time_tracking_disabled');
+      } finally {
+        await company.set({ time_tracking: 1 }).execute();
+      }
     });
 
     it('confirm a day: a punch on it then gets 409 day_locked', async () => {

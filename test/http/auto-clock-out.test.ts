@@ -97,6 +97,31 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect((await punch(tenant, 'clock_in', iso(suite.now))).status).toBe(201);
     });
 
+    it('one session that fails is logged and left open; the run goes on with the others', async () => {
+      const tenant = await suite.berlin({ scopes: MANAGE_SCOPES, employeeCount: 2 });
+      const first = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 14 * HOUR)));
+      const second = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 13 * HOUR), employee(tenant, 1)));
+      await setAutoClockOut(suite, tenant, '12');
+      // The first transaction of the run fails (a session the database refuses to close).
+      const real = server().ctx;
+      let calls = 0;
+      const database = Object.create(real.database) as typeof real.database;
+      database.transaction = ((work: Parameters<typeof real.database.transaction>[0]) => {
+        calls += 1;
+        return calls === 1 ? Promise.reject(new Error('injected failure')) : real.database.transaction(work);
+      }) as typeof real.database.transaction;
+      const ctx = Object.assign(Object.create(real) as typeof real, { database });
+      const failures: { entryId: string; error: unknown }[] = [];
+      expect(await closeDueSessions(ctx, (failure) => failures.push(failure))).toBe(1);
+      expect(failures).toEqual([
+        { entryId: first, error: expect.objectContaining({ message: 'injected failure' }) },
+      ]);
+      expect((await readEntry(server(), tenant.token, first)).body).toMatchObject({ status: 'open' });
+      expect((await readEntry(server(), tenant.token, second)).body).toMatchObject({ autoClosed: true });
+      // The next run closes the one left.
+      expect(await closeDueSessions(server().ctx)).toBe(1);
+    });
+
     it('a session on a locked day stays open and is marked as needing a correction once 24 hours have passed', async () => {
       const tenant = await managing(suite);
       const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 14 * HOUR)));

@@ -200,6 +200,72 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect(tooOld.body).toMatchObject({ error: 'entry_too_old', code: 2916 });
     });
 
+    it('a correction may not move an entry past the 400-day window: 409 entry_too_old, nothing changed', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await shift(tenant, iso(T0 - 20 * DAY - 8 * HOUR), iso(T0 - 20 * DAY - HOUR)));
+      await server()
+        .database.db.updateTable('time_entries')
+        .set({ start_at: iso(T0 - 399 * DAY - 8 * HOUR), end_at: iso(T0 - 399 * DAY - HOUR) })
+        .where('id', '=', id)
+        .execute();
+      const moved = await correct(server(), tenant.token, id, {
+        clockIn: iso(T0 - 401 * DAY - 8 * HOUR),
+        clockOut: iso(T0 - 401 * DAY - HOUR),
+        reason: 'r',
+      });
+      expect(moved.status, moved.text).toBe(409);
+      expect(moved.body).toMatchObject({ error: 'entry_too_old', code: 2916 });
+      expect(await revisions(server(), tenant.token, id)).toHaveLength(1);
+    });
+
+    it('an open session: a new start in the future or 24 hours ago or more is 422 naming clockIn; with a clockOut it closes', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 2 * HOUR)));
+      for (const clockIn of [iso(T0 + 10 * MINUTE), iso(T0 - 24 * HOUR), iso(T0 - 30 * HOUR)]) {
+        const refused = await correct(server(), tenant.token, id, { clockIn, reason: 'r' });
+        expect(refused.status, refused.text).toBe(422);
+        expect(refused.body.error).toBe('validation_failed');
+        expect(refused.body.errors?.map((e) => e.field)).toEqual(['clockIn']);
+      }
+      const moved = await correct(server(), tenant.token, id, { clockIn: iso(T0 - 3 * HOUR), reason: 'r' });
+      expect(moved.status, moved.text).toBe(200);
+      expect(moved.body.status).toBe('open');
+      const closed = await correct(server(), tenant.token, id, {
+        clockIn: iso(T0 - 30 * HOUR),
+        clockOut: iso(T0 - 22 * HOUR),
+        reason: 'r',
+      });
+      expect(closed.status, closed.text).toBe(200);
+      expect(closed.body.status).toBe('pending_approval');
+    });
+
+    it('the schedule rule of a shift holds for the corrected result: no schedule on the new work date, or no workplace, is business_rule_violation', async () => {
+      const tenant = await managing(suite);
+      const id = entryIdOf(await shift(tenant, '2026-11-09T07:00:00Z', '2026-11-09T15:00:00Z'));
+      const db = server().database.db;
+      await db
+        .updateTable('employee_schedules')
+        .set({ effective_from: '2026-11-09' })
+        .where('employee_id', '=', tenant.employeeId)
+        .execute();
+      const early = await correct(server(), tenant.token, id, {
+        clockIn: '2026-11-08T07:00:00Z',
+        clockOut: '2026-11-08T15:00:00Z',
+        reason: 'r',
+      });
+      expect(early.status, early.text).toBe(409);
+      expect(early.body.error).toBe('business_rule_violation');
+      expect(early.body.detail).toContain('2026-11-08');
+      await db
+        .updateTable('employees')
+        .set({ workplace_id: null })
+        .where('id', '=', tenant.employeeId)
+        .execute();
+      const noWorkplace = await correct(server(), tenant.token, id, { note: 'n', reason: 'r' });
+      expect(noWorkplace.body.error).toBe('business_rule_violation');
+      expect(await revisions(server(), tenant.token, id)).toHaveLength(1);
+    });
+
     it('an approved entry that is changed goes back to pending_approval; breaks of a clocked entry are replaced; events say updated', async () => {
       const tenant = await managing(suite);
       const id = entryIdOf(await punch(tenant, 'clock_in', iso(T0 - 9 * HOUR)));

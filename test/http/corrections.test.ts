@@ -10,6 +10,7 @@ import {
   MANAGE_SCOPES,
   personToken,
   readEntry,
+  remove,
   revisions,
 } from '../support/corrections.js';
 import { tenantFor, HOUR, iso, punch, shift, T0, timeTrackingSuite, UUID } from '../support/time-tracking.js';
@@ -239,6 +240,50 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('corrections on %
       'insufficient_scope',
     );
     expect((await readEntry(server(), reader2.token, id)).status).toBe(200);
+  });
+
+  it('an API key created by a person linked to the employee gets 403 own_entry on every change', async () => {
+    const tenant = await managing(suite);
+    const id = await pendingShift(tenant);
+    const person = await personToken(server(), tenant, {
+      permissions: '47,90,91',
+      employeeId: tenant.employeeId,
+    });
+    const key = await secondKey(
+      server().ctx,
+      { ...tenant.fixture, adminId: person.id },
+      { scopes: 'attendance.read,attendance.manage' },
+    );
+    const viaKey = await tenantFor(server(), tenant.fixture, key);
+    for (const attempt of [
+      () => decide(server(), viaKey.token, id, 'approve'),
+      () => decide(server(), viaKey.token, id, 'reject', { reason: 'r' }),
+      () => correct(server(), viaKey.token, id, { note: 'mine', reason: 'r' }),
+      () => remove(server(), viaKey.token, id, { reason: 'r' }),
+    ]) {
+      const response = await attempt();
+      expect(response.status, response.text).toBe(403);
+      expect(response.body.error, response.text).toBe('own_entry');
+    }
+    expect((await decide(server(), tenant.token, id, 'approve')).status).toBe(200);
+    const reopened = await decide(server(), viaKey.token, id, 'reopen', { reason: 'r' });
+    expect(reopened.body.error).toBe('own_entry');
+    expect(await revisions(server(), tenant.token, id)).toHaveLength(2);
+  });
+
+  it('reject and reopen with a blank reason: 422 validation_failed naming reason, nothing decided', async () => {
+    const tenant = await managing(suite);
+    const id = await pendingShift(tenant);
+    const rejected = await decide(server(), tenant.token, id, 'reject', { reason: '   ' });
+    expect(rejected.status, rejected.text).toBe(422);
+    expect(rejected.body.error).toBe('validation_failed');
+    expect(rejected.text).toContain('reason');
+    expect((await decide(server(), tenant.token, id, 'approve', { note: '  ' })).status).toBe(200);
+    const reopened = await decide(server(), tenant.token, id, 'reopen', { reason: ' \t ' });
+    expect(reopened.status, reopened.text).toBe(422);
+    expect(reopened.body.error).toBe('validation_failed');
+    expect(reopened.text).toContain('reason');
+    expect(await revisions(server(), tenant.token, id)).toHaveLength(2);
   });
 
   it('two managers correcting the same entry at once: one wins, the other gets 412', async () => {

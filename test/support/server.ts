@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import { inTransaction } from '../../src/modules/context.js';
 import { loadConfig } from '../../src/platform/config.js';
 import { startServer } from '../../src/app/server.js';
@@ -26,7 +27,7 @@ export type TestServer = Awaited<ReturnType<typeof startServer>> & {
  */
 export async function startTestServer(
   dialect: TestDialect,
-  options: { env?: Record<string, string>; now?: () => number } = {},
+  options: { env?: Record<string, string>; now?: () => number; logger?: Logger } = {},
 ): Promise<TestServer> {
   const database = await dialect.create();
   const server = await startInstance(database, options);
@@ -45,7 +46,7 @@ export async function startTestServer(
  */
 export async function startInstance(
   database: TestDatabase,
-  options: { env?: Record<string, string>; now?: () => number } = {},
+  options: { env?: Record<string, string>; now?: () => number; logger?: Logger } = {},
 ): Promise<TestServer> {
   // Overload shedding is off unless a test turns it on: test code shares the server's event loop.
   const config = loadConfig({
@@ -55,7 +56,10 @@ export async function startInstance(
     OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
     ...options.env,
   });
-  const server = await startServer(config, { logger: false, ...(options.now ? { now: options.now } : {}) });
+  const server = await startServer(config, {
+    logger: options.logger ?? false,
+    ...(options.now ? { now: options.now } : {}),
+  });
   const ctx: AppContext = { database: server.database, now: options.now ?? Date.now };
   return {
     ...server,

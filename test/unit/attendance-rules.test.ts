@@ -48,7 +48,11 @@ function judge(
     existing: extra.existing ?? [],
     current: new Map(
       (extra.current ?? shifts.map((s) => [s.id, s.version, true] as [string, number, boolean])).map(
-        ([id, version, published]) => [id, { version, published }],
+        ([id, version, published]) => {
+          const planned = shifts.find((s) => s.id === id);
+          const times = planned ?? { startMs: T('09:00'), endMs: T('17:00') };
+          return [id, { version, published, startMs: times.startMs, endMs: times.endMs }];
+        },
       ),
     ),
     excused: new Set(extra.excused ?? []),
@@ -73,7 +77,10 @@ describe('attendance exceptions', () => {
     ]);
     // A clock-in two hours early belongs to the shift; a session running at its start too.
     expect(judge('10:00', [shift('s', '09:00', '17:00')], [entry('a', '07:00', null)]).found).toEqual([]);
-    expect(judge('10:00', [shift('s', '09:00', '17:00')], [entry('a', '05:00', null)]).found).toEqual([]);
+    // A session open since long before (more than two hours) is no arrival for it.
+    expect(judge('10:00', [shift('s', '09:00', '17:00')], [entry('a', '05:00', null)]).found).toEqual([
+      ['no_show', 0, false],
+    ]);
   });
 
   it('no_show: none by start + noShowAfter, unless excused (an approved absence); a clock-in after it resolves it', () => {
@@ -86,7 +93,7 @@ describe('attendance exceptions', () => {
     ]);
     const open: ExistingException = {
       id: 'x',
-      key: 'no_show:s:1',
+      key: `no_show:s:${T('09:00')}:${T('17:00')}`,
       kind: 'no_show',
       plannedShiftId: 's',
       shiftVersion: 1,
@@ -142,7 +149,7 @@ describe('attendance exceptions', () => {
   it('a changed, unpublished or deleted shift resolves what it left open', () => {
     const old: ExistingException = {
       id: 'x',
-      key: 'late_in:s:1',
+      key: `late_in:s:${T('09:00')}:${T('17:00')}`,
       kind: 'late_in',
       plannedShiftId: 's',
       shiftVersion: 1,
@@ -155,6 +162,76 @@ describe('attendance exceptions', () => {
     ]);
     expect(judge('10:00', [], [], { existing: [old], current: [['s', 1, false]] }).resolve).toHaveLength(1);
     expect(judge('10:00', [], [], { existing: [old], current: [['s', 1, true]] }).resolve).toEqual([]);
+  });
+});
+
+describe('review of issue 33: judging again', () => {
+  const recorded = (found: ReturnType<typeof evaluateAttendance>['detect']): ExistingException[] =>
+    found.map((c, i) => ({
+      id: `x${i}`,
+      key: c.key,
+      kind: c.kind,
+      plannedShiftId: c.plannedShiftId,
+      shiftVersion: c.shiftVersion,
+      resolved: c.resolved,
+    }));
+  const run = (at: number, shifts: RuleShift[], entries: RuleEntry[], existing: ExistingException[]) =>
+    evaluateAttendance({
+      nowMs: at,
+      fromMs: at - 48 * 60 * MIN,
+      settings,
+      shifts,
+      entries,
+      existing,
+      current: new Map(shifts.map((s) => [s.id, { ...s, published: true }])),
+      excused: new Set(),
+      workplaceOf: new Map([['e1', 'w1']]),
+    });
+
+  it('a new version of a shift with the same times (its note) detects nothing again and resolves nothing', () => {
+    const entries = [entry('a', '09:45', null)];
+    const first = run(T('10:00'), [shift('s', '09:00', '17:00')], entries, []);
+    expect(first.detect.map((c) => c.kind)).toEqual(['late_in', 'no_show']);
+    const again = run(
+      T('10:01'),
+      [shift('s', '09:00', '17:00', { version: 2 })],
+      entries,
+      recorded(first.detect),
+    );
+    expect(again.detect).toEqual([]);
+    expect(again.resolve).toEqual([]);
+    // Other times are a new plan: judged anew, the old exceptions resolved.
+    const moved = run(
+      T('10:01'),
+      [shift('s', '09:10', '17:00', { version: 3 })],
+      entries,
+      recorded(first.detect),
+    );
+    expect(moved.detect.map((c) => c.kind)).toEqual(['late_in', 'no_show']);
+    expect(moved.resolve.map((r) => r.id)).toEqual(['x0']);
+  });
+
+  it("a session left open yesterday: today's no_show is detected, yesterday's missed_clock_out stays open", () => {
+    const DAY = 24 * 60 * MIN;
+    const yesterday = shift('s0', '09:00', '17:00', { startMs: T('09:00') - DAY, endMs: T('17:00') - DAY });
+    const today = shift('s1', '09:00', '17:00');
+    const open = [entry('a', '09:00', null, { startMs: T('09:00') - DAY, workDate: '2026-11-10' })];
+    const first = run(T('18:00') - DAY, [yesterday], open, []);
+    expect(first.detect.map((c) => c.kind)).toEqual(['missed_clock_out']);
+    const next = run(T('09:30'), [yesterday, today], open, recorded(first.detect));
+    expect(next.detect.map((c) => [c.kind, c.plannedShiftId])).toEqual([['no_show', 's1']]);
+    expect(next.resolve).toEqual([]);
+    // The same within one day: a session open since the morning's shift is no arrival for the afternoon's.
+    const split = run(
+      T('14:30'),
+      [shift('m', '08:00', '12:00'), shift('n', '14:00', '18:00')],
+      [entry('b', '08:00', null)],
+      [],
+    );
+    expect(split.detect.map((c) => [c.kind, c.plannedShiftId])).toEqual([
+      ['missed_clock_out', 'm'],
+      ['no_show', 'n'],
+    ]);
   });
 });
 

@@ -106,7 +106,7 @@ function registerEntryCommands(entry: Command): void {
         decideOnEntry(tx, now, OPERATOR, {
           entryId: requireUuid(id!, 'entry id'),
           decision: 'reopen',
-          reason: f.reason!.trim() || null,
+          reason: f.reason!.trim(),
           ifMatch: null,
           dryRun: false,
         }),

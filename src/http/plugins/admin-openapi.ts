@@ -13,7 +13,15 @@ export interface AdminRoute {
 }
 
 /** Routes anyone may call (sign-in, the session probe, accepting an invitation, this document). */
-const OPEN = new Set(['POST /session', 'GET /session', 'POST /invitations/accept', 'GET /openapi.json']);
+const OPEN = new Set([
+  'POST /session',
+  'GET /session',
+  'POST /invitations/accept',
+  'GET /openapi.json',
+  'GET /sso/lookup',
+  'GET /sso/start',
+  'GET /sso/callback',
+]);
 
 const TAGS = [
   { name: 'Session', description: 'Sign in and out; accept an invitation.' },
@@ -29,6 +37,10 @@ const TAGS = [
   { name: 'Audit log', description: 'Who did what, when (permission 93 or super admin).' },
   { name: 'Timesheets', description: 'Timesheets and the payroll CSV (permission 49).' },
   { name: 'Webhooks', description: "The company's webhook endpoints and deliveries (permission 93)." },
+  {
+    name: 'Single sign-on',
+    description: "Sign-in with the company's OpenID Provider; its configuration (permission 93).",
+  },
   {
     name: 'Absences',
     description:
@@ -81,6 +93,11 @@ export function adminOpenApiDocument(routes: readonly AdminRoute[], prefix: stri
       const { description, ...body } = response;
       if (code === 204) {
         responses[status] = { description: description ?? 'No content' };
+        continue;
+      }
+      if (code >= 300 && code < 400) {
+        const location = { description: 'where the browser goes next', schema: { type: 'string' } };
+        responses[status] = { description: description ?? 'Redirect', headers: { Location: location } };
         continue;
       }
       // A response given with its media types (a CSV file) is described as given.

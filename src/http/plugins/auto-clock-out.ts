@@ -13,7 +13,9 @@ export const autoClockOutPlugin = fp(
     if (config.autoClockOutIntervalMs === 0) return;
     let running: Promise<void> | null = null;
     const run = () => {
-      running ??= closeDueSessions(ctx)
+      running ??= closeDueSessions(ctx, ({ entryId, error }) =>
+        app.log.warn({ err: error, entryId }, 'automatic clock-out: a session was not closed'),
+      )
         .then((closed) => {
           if (closed > 0) app.log.info({ closed }, 'automatic clock-out closed open sessions');
         })

@@ -20,6 +20,7 @@ import { type ConsolePerson } from '../people/person.js';
 import {
   ATTENDANCE_DEFAULTS,
   attendanceSettingsInput,
+  checkAttendanceMargins,
   attendanceSettingsPatch,
   attendanceSettingsView,
 } from '../planned-shifts/settings.js';
@@ -138,6 +139,7 @@ export async function updateCompany(
     patch.auto_clock_out_after_hours = requireAutoClockOutAfter(input.autoClockOutAfter);
   const at = new Date(now).toISOString();
   const company = await requireCompany(tx, companyId);
+  checkAttendanceMargins(company, patch);
   if (Object.keys(patch).length > 0) {
     await tx
       .updateTable('companies')

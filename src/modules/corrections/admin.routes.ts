@@ -5,15 +5,14 @@ import { requirePermission } from '../../http/plugins/console-session.js';
 import { type RouteContext, routeContext, type TypeBoxApp } from '../../http/route-context.js';
 import { IdParamsSchema } from '../../http/schemas/common.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
-import type { Principal } from '../auth/service.js';
 import { PERMISSION_DECIDE_ENTRIES, PERMISSION_READ_ENTRIES } from '../auth/scopes.js';
 import { actorOf, inTransaction } from '../context.js';
 import type { ConsolePerson } from '../people/person.js';
 import { ShiftBodySchema, TimeEntrySchema, WriteResultSchema } from '../time-tracking/schemas.js';
-import { createShift } from '../time-tracking/shift.js';
 import { correctEntry } from './correct.js';
 import { decideOnEntry } from './decisions.js';
 import { deleteTimeEntry } from './delete.js';
+import { addShiftFor } from './add-shift.js';
 import { managerOfAdmin, parseIfMatch, readEntry } from './entry-access.js';
 import { closePeriod, listPeriods, reopenPeriod } from './periods.js';
 import { revisionsOf } from './revisions.js';
@@ -45,19 +44,6 @@ const CHANGE_ERRORS: ErrorName[] = [
 ];
 
 const managerOf = (person: ConsolePerson) => managerOfAdmin(actorOf(person), person.companyId);
-
-/** A person's shift, recorded as the public POST /time-entries records one (the person is its author). */
-function principalOf(person: ConsolePerson): Principal {
-  return {
-    kind: 'user',
-    id: person.id,
-    companyId: person.companyId,
-    clientId: null,
-    scopes: [],
-    tokenExpiresAt: new Date(0),
-    company: { timeZone: person.company.timeZone, timeTracking: true },
-  };
-}
 
 const AddShiftBodySchema = Type.Object(
   {
@@ -124,7 +110,10 @@ function correctEntryRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         body: CorrectionBodySchema,
         response: {
           200: TimeEntrySchema,
-          ...sessionErrors([...CHANGE_ERRORS, 'overlaps_existing_entry', 'entry_too_old'], true),
+          ...sessionErrors(
+            [...CHANGE_ERRORS, 'overlaps_existing_entry', 'entry_too_old', 'business_rule_violation'],
+            true,
+          ),
         },
       },
     },
@@ -216,7 +205,8 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Add a missing shift',
         operationId: 'addShift',
         description:
-          "The public POST /time-entries for an employee of the person's company, by the person. Permission 91.",
+          "The public POST /time-entries for an employee of the person's company, by the person; not for the employee " +
+          'the person is linked to (403 own_entry); 403 time_tracking_disabled while the company has time tracking off. Permission 91.',
         tags: ['Time entries'],
         body: AddShiftBodySchema,
         response: {
@@ -224,6 +214,8 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
           ...sessionErrors(
             [
               'forbidden',
+              'own_entry',
+              'time_tracking_disabled',
               'employee_not_found',
               'overlaps_existing_entry',
               'day_locked',
@@ -237,9 +229,7 @@ function addShiftRoute(app: TypeBoxApp, { ctx }: RouteContext) {
     },
     async (request, reply) => {
       const person = requirePermission(request, MANAGE);
-      const outcome = await inTransaction(ctx, (tx, now) =>
-        createShift(tx, now, principalOf(person), request.body, { dryRun: false }),
-      );
+      const outcome = await inTransaction(ctx, (tx, now) => addShiftFor(tx, now, person, request.body));
       return reply.code(201).send(outcome.body);
     },
   );

@@ -128,26 +128,40 @@ export async function closeSession(tx: Tx, now: number, candidate: { id: string;
   return true;
 }
 
-/** Closes one session in a transaction of its own; whether it did. */
+/** Where a run reports a session it could not close (the server's log; tests inject their own). */
+export type SessionFailureLog = (failure: { entryId: string; error: unknown }) => void;
+
+const warnOnConsole: SessionFailureLog = ({ entryId, error }) =>
+  console.warn(`automatic clock-out: session ${entryId} not closed`, error);
+
+/**
+ * Closes one session in a transaction of its own; whether it did. A session that fails is logged and
+ * left open (the next run tries again): one bad session does not stop the run for the others.
+ */
 async function closeInOwnTransaction(
   ctx: AppContext,
   now: number,
   candidate: { id: string; employee_id: string },
+  log: SessionFailureLog,
 ) {
   try {
     return await ctx.database.transaction((tx) => closeSession(tx, now, candidate));
   } catch (error) {
     // Another instance wrote this revision first: the session is closed, once.
-    if (isUniqueViolation(error)) return false;
-    throw error;
+    if (!isUniqueViolation(error)) log({ entryId: candidate.id, error });
+    return false;
   }
 }
 
 /**
  * One run of the automatic clock-out: every session due (its company's setting, its start plus that
- * many hours at or before now) is closed, each in a transaction of its own. The number closed.
+ * many hours at or before now) is closed, each in a transaction of its own; one that fails is logged
+ * and the run goes on. The number closed.
  */
-export async function closeDueSessions(ctx: AppContext): Promise<number> {
+export async function closeDueSessions(
+  ctx: AppContext,
+  log: SessionFailureLog = warnOnConsole,
+): Promise<number> {
   const now = ctx.now();
   let closed = 0;
   for (const company of await companiesWithAutoClockOut(ctx.database.db)) {
@@ -160,7 +174,7 @@ export async function closeDueSessions(ctx: AppContext): Promise<number> {
         after,
         limit: BATCH,
       });
-      for (const candidate of page) if (await closeInOwnTransaction(ctx, now, candidate)) closed += 1;
+      for (const candidate of page) if (await closeInOwnTransaction(ctx, now, candidate, log)) closed += 1;
       const last = page.at(-1);
       if (!last || page.length < BATCH) break;
       after = { start: last.start_at, id: last.id };

@@ -1,11 +1,12 @@
 import { ApiError } from '../../domain/errors.js';
 import type { Tx } from '../../platform/db/database.js';
 import { MAX_SESSION_MS } from '../time-tracking/punch-rules.js';
+import { assertBusinessRules } from '../time-tracking/writes.js';
 import { type CorrectionBody, parseCorrection } from './correction-rules.js';
 import { planCorrection } from './correction-plan.js';
 import { assertDaysWritable } from './day-locks.js';
 import { endDayOf, entryItem, type IfMatch, loadForChange, type Manager } from './entry-access.js';
-import { findOverlap, patchOf, replaceBreaks, updateEntry } from './queries/entries.js';
+import { findOverlap, patchOf, replaceBreaks, scheduleInForce, updateEntry } from './queries/entries.js';
 import { recordChange } from './record.js';
 import { diffSnapshots, snapshotOf } from './revisions.js';
 
@@ -40,6 +41,10 @@ export async function correctEntry(
   const at = new Date(now).toISOString();
   const plan = planCorrection(entry, breaks, { body: input.body, parsed }, { actorId: manager.actor.id, at });
   const { next } = plan;
+  // The result too: an entry moved past the window could never be corrected or deleted again.
+  assertCorrectable(next, now);
+  // As POST /time-entries: a workplace, and a schedule in force on the (new) work date.
+  assertBusinessRules(employee, await scheduleInForce(tx, entry.employee_id, next.work_date), next.work_date);
   await assertDaysWritable(tx, {
     companyId: entry.company_id,
     employeeId: entry.employee_id,

@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids.js';
 import type { TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
 import type { BreakSpan } from '../time-tracking/break-rules.js';
 import {
+  checkOpenStart,
   type CorrectionBody,
   evaluateTimes,
   middleBreak,
@@ -137,6 +138,9 @@ export function planCorrection(
       ? null
       : momentAt(Date.parse(entry.end_at), zone, offset);
   checkShape(entry, body, end !== null);
+  const openStart =
+    parsed.clockIn && end === null ? checkOpenStart(start.epochMs, Date.parse(author.at)) : null;
+  if (openStart && !openStart.ok) throw validationError(openStart.errors);
   const timeClock = hasPunchedBreaks(entry);
   const breaks = timeClock
     ? plannedBreaks(entry, current, { body, parsed, start, end }, author)

@@ -6,7 +6,7 @@ import {
   parseInstantWithOffset,
 } from '../../domain/time-zone.js';
 import { type BreakSpan, sessionFigures } from '../time-tracking/break-rules.js';
-import { MAX_SESSION_MS, MIN_NET_SHIFT_SECONDS } from '../time-tracking/punch-rules.js';
+import { MAX_FUTURE_MS, MAX_SESSION_MS, MIN_NET_SHIFT_SECONDS } from '../time-tracking/punch-rules.js';
 
 /*
  * The rules of a correction (PATCH /time-entries/{id}), pure: what was sent, parsed; the new times
@@ -180,4 +180,19 @@ export function middleBreak(
     return fail('breakMinutes', 'the break must be shorter than the entry', 'break_longer_than_shift');
   const startMs = start.epochMs + Math.floor((durationMs - minutes * 60_000) / 2);
   return { ok: true, spans: [{ startMs, endMs: startMs + minutes * 60_000 }] };
+}
+
+/**
+ * A new start of a session left open (no clockOut): not in the future (beyond the 5 minutes a clock may
+ * be ahead), and less than 24 hours ago — an older session needs its clockOut in the same correction.
+ */
+export function checkOpenStart(startMs: number, nowMs: number): TimesVerdict | null {
+  if (startMs - nowMs > MAX_FUTURE_MS) return fail('clockIn', 'must not be in the future', 'in_future');
+  if (nowMs - startMs >= MAX_SESSION_MS)
+    return fail(
+      'clockIn',
+      'a session left open must have started less than 24 hours ago; send its clockOut too',
+      'open_too_long',
+    );
+  return null;
 }

@@ -1,4 +1,4 @@
-import { ApiError } from '../../domain/errors.js';
+import { ApiError, validationError } from '../../domain/errors.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { EventType } from '../events/service.js';
 import { assertPeriodsOpen } from './day-locks.js';
@@ -53,7 +53,8 @@ function refusedTransition(decision: Decision, entryId: string, status: string):
 
 /**
  * Approves, rejects or reopens an entry; answers its list item after the decision (on a dry run, the
- * item it would be, with nothing written). `reason` is the note of an approval, the reason otherwise.
+ * item it would be, with nothing written). `reason` is the note of an approval, the reason otherwise
+ * (422 when sent blank; null only from the console's reject, which asks for none).
  */
 export async function decideOnEntry(
   tx: Tx,
@@ -61,6 +62,8 @@ export async function decideOnEntry(
   manager: Manager,
   input: { entryId: string; decision: Decision; reason: string | null; ifMatch: IfMatch; dryRun: boolean },
 ) {
+  if (input.decision !== 'approve' && input.reason !== null && input.reason.trim() === '')
+    throw validationError([{ field: 'reason', message: 'must not be blank', code: 'blank' }]);
   const { entry, employee, breaks } = await loadForChange(tx, manager, input.entryId, input.ifMatch);
   const transition = TRANSITIONS[input.decision];
   if (!transition.from.includes(entry.status))

@@ -8,7 +8,7 @@ import type { Actor } from '../context.js';
 import { findEntryBreaks } from '../time-tracking/queries/breaks.js';
 import { ENTRY_SOURCES, timeEntryListItem } from '../time-tracking/results.js';
 import { findEmployeeRef, findEntry, lockEntryEmployee } from './queries/entries.js';
-import { linkedEmployeeOf } from './queries/revisions.js';
+import { keyCreatorEmployeeOf, linkedEmployeeOf } from './queries/revisions.js';
 import { actorOfAdmin, actorOfPrincipal, type RevisionActor } from './revisions.js';
 
 /*
@@ -66,6 +66,21 @@ export function endDayOf(entry: Pick<TimeEntryRow, 'work_date' | 'ends_next_day'
   return entry.ends_next_day === 1 ? addDays(entry.work_date, 1) : entry.work_date;
 }
 
+/**
+ * 403 own_entry when the actor is the entry's employee: a person linked to them, or an API key created
+ * by such a person (a key acts for its creator, so it may not do what the creator may not).
+ */
+export async function assertNotOwnEntry(db: Executor, manager: Manager, employeeId: string): Promise<void> {
+  const { kind, id } = manager.actor;
+  if (id === null || (kind !== 'person' && kind !== 'api_key')) return;
+  const linked = kind === 'person' ? await linkedEmployeeOf(db, id) : await keyCreatorEmployeeOf(db, id);
+  if (linked === employeeId)
+    throw new ApiError(
+      'own_entry',
+      "you are linked to this entry's employee; someone else decides on or corrects your own entries",
+    );
+}
+
 /** The entry, its employee (row-locked) and its breaks, for a change by `manager`. */
 export async function loadForChange(
   tx: Tx,
@@ -81,14 +96,7 @@ export async function loadForChange(
   const employee = await lockEntryEmployee(tx, first.employee_id);
   const entry = await findEntry(tx, manager.companyId, id);
   if (!employee || !entry) throw notFound(entryId);
-  if (
-    manager.actor.kind === 'person' &&
-    (await linkedEmployeeOf(tx, manager.actor.id!)) === entry.employee_id
-  )
-    throw new ApiError(
-      'own_entry',
-      "you are linked to this entry's employee; someone else decides on or corrects your own entries",
-    );
+  await assertNotOwnEntry(tx, manager, entry.employee_id);
   if (ifMatch !== null && !ifMatch.includes(entry.version))
     throw new ApiError(
       'version_mismatch',

@@ -194,7 +194,9 @@ function decisionRoute(app: TypeBoxApp, decision: Decision): void {
     async (request, reply) => {
       const { manager, dryRun, ifMatch } = changeOf(request);
       const body = (request.body ?? {}) as { note?: string; reason?: string };
-      const reason = (body.reason ?? body.note)?.trim() || null;
+      const sent = (body.reason ?? body.note)?.trim();
+      // A blank note of an approval is none; a blank reason is refused (422).
+      const reason = decision === 'approve' ? sent || null : (sent ?? '');
       return idempotentWrite(request, reply, { dryRun }, async (tx) => ({
         status: 200,
         body: await decideOnEntry(tx, services.ctx.now(), manager, {
@@ -222,7 +224,7 @@ function correctEntryRoute(app: TypeBoxApp): void {
         description:
           'Changes `clockIn`, `clockOut`, the break (`breakMinutes`, or `breaks` for an entry of the time clock) and the `note`, with a `reason`. A `clockOut` on an open session closes it (`pending_approval`). ' +
           'Every rule of POST /time-entries holds for the result (under 24 hours, net at least 15 minutes, no overlap, the old and new days open, the time-zone rule) except the 30-day and 5-minute windows; ' +
-          'entries older than 400 days are 409 entry_too_old. An approved or rejected entry that is changed goes back to `pending_approval`.' +
+          'entries older than 400 days (before or after the change) are 409 entry_too_old; as for POST /time-entries, the employee needs a workplace and a schedule in force on the new work date (409 business_rule_violation). An approved or rejected entry that is changed goes back to `pending_approval`.' +
           COMMON,
         tags: ['Time tracking'],
         security: bearerSecurity('attendance.manage'),
@@ -231,7 +233,12 @@ function correctEntryRoute(app: TypeBoxApp): void {
         body: CorrectionBodySchema,
         response: {
           200: EntryWithETag('The entry after the correction'),
-          ...errorResponses([...CHANGE_ERRORS, 'overlaps_existing_entry', 'entry_too_old']),
+          ...errorResponses([
+            ...CHANGE_ERRORS,
+            'overlaps_existing_entry',
+            'entry_too_old',
+            'business_rule_violation',
+          ]),
         },
       },
     },

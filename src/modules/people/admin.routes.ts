@@ -58,6 +58,7 @@ function signInRoute(
           200: PersonSchema,
           ...adminErrors([
             'invalid_credentials',
+            'sso_required',
             'csrf_failed',
             'validation_failed',
             'rate_limited',
@@ -69,19 +70,26 @@ function signInRoute(
     },
     async (request, reply) => {
       checkOrigin(request, services, false);
-      await charge(services.signInAddressLimiter, request.ip, reply);
-      const account = createHash('sha256')
-        .update(request.body.email.trim().toLowerCase())
-        .digest('base64url');
-      await charge(services.signInAccountLimiter, account, reply);
-      const { sessionId, person } = await signIn(
-        services.ctx,
-        settings,
-        request.body,
-        readCookie(request, SESSION_COOKIE),
-      );
-      setSessionCookie(services, reply, sessionId);
-      return person;
+      const count = (outcome: string) => services.metrics.consoleSignIns.inc({ method: 'password', outcome });
+      try {
+        await charge(services.signInAddressLimiter, request.ip, reply);
+        const account = createHash('sha256')
+          .update(request.body.email.trim().toLowerCase())
+          .digest('base64url');
+        await charge(services.signInAccountLimiter, account, reply);
+        const { sessionId, person } = await signIn(
+          services.ctx,
+          settings,
+          request.body,
+          readCookie(request, SESSION_COOKIE),
+        );
+        setSessionCookie(services, reply, sessionId);
+        count('success');
+        return person;
+      } catch (error) {
+        count(error instanceof ApiError ? error.errorName : 'error');
+        throw error;
+      }
     },
   );
 }
@@ -148,6 +156,7 @@ function acceptInvitationRoute(
           200: PersonSchema,
           ...adminErrors([
             'invitation_invalid',
+            'sso_required',
             'rate_limited',
             'csrf_failed',
             'validation_failed',

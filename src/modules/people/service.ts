@@ -27,6 +27,7 @@ import {
   touchSession,
 } from './queries.js';
 import { requireUser } from './users.js';
+import { passwordSignInRefused } from '../sso/password-policy.js';
 import { type Tx } from '../../platform/db/database.js';
 import { invalid } from '../../shared/input-checks.js';
 
@@ -94,8 +95,20 @@ function personActor(companyId: string, userId: string, at: string) {
   return { companyId, actorType: 'user' as const, actorId: userId, at };
 }
 
+/** How a session began: its method is kept with it; `details` go into the sign-in's audit row. */
+export interface SignInMethod {
+  method: 'password' | 'sso';
+  details?: Record<string, unknown>;
+}
+
 /** A fresh session for `userId` (a new random id every time: no session fixation). */
-async function startSession(tx: Tx, now: number, userId: string, settings: SessionSettings) {
+export async function startSession(
+  tx: Tx,
+  now: number,
+  userId: string,
+  settings: SessionSettings,
+  how: SignInMethod = { method: 'password' },
+) {
   const person = await findPerson(tx, userId);
   if (!person || person.active !== 1) throw new ApiError('invalid_credentials');
   const sessionId = randomToken();
@@ -109,12 +122,14 @@ async function startSession(tx: Tx, now: number, userId: string, settings: Sessi
     created_at: at,
     last_seen_at: at,
     expires_at: new Date(now + settings.maxHours * 3_600_000).toISOString(),
+    sign_in_method: how.method,
   });
   await recordAudit(tx, {
     ...personActor(person.company_id, userId, at),
     action: 'console.sign_in',
     targetType: 'user',
     targetId: userId,
+    details: how.details ?? null,
   });
   return { sessionId, person: personOf(person, csrfToken) };
 }
@@ -122,8 +137,10 @@ async function startSession(tx: Tx, now: number, userId: string, settings: Sessi
 /**
  * Signs in with email and password. A wrong password and an unknown email are the same
  * `invalid_credentials`, and cost the same scrypt time. The same email may belong to people of
- * several companies: the oldest whose password matches is signed in. `previousSessionId` (the cookie
- * the request carried, if any) ends: a sign-in never continues an existing session.
+ * several companies: the oldest whose password matches and whose company lets them use a password is
+ * signed in (each account by its own company's rule); `sso_required` when every match is refused.
+ * `previousSessionId` (the cookie the request carried, if any) ends: a sign-in never continues an
+ * existing session.
  */
 export async function signIn(
   ctx: AppContext,
@@ -132,14 +149,20 @@ export async function signIn(
   previousSessionId: string | null,
 ) {
   const candidates = await findSignInCandidates(ctx.database.db, input.email.trim());
-  let match: string | null = null;
+  const matches: string[] = [];
   if (candidates.length === 0) await verifyPassword(input.password, await dummyPasswordHash());
-  for (const candidate of candidates) {
-    if ((await verifyPassword(input.password, candidate.password_hash!)) && match === null)
-      match = candidate.id;
-  }
-  if (match === null) throw new ApiError('invalid_credentials');
-  const userId = match;
+  for (const candidate of candidates)
+    if (await verifyPassword(input.password, candidate.password_hash!)) matches.push(candidate.id);
+  if (matches.length === 0) throw new ApiError('invalid_credentials');
+  let userId: string | undefined;
+  for (const id of matches)
+    if (!(await passwordSignInRefused(ctx.database.db, id))) {
+      userId = id;
+      break;
+    }
+  // Told only to whoever knows the password: the company signs in with its identity provider.
+  if (userId === undefined) throw new ApiError('sso_required');
+  const chosen = userId;
   return ctx.database.transaction(async (tx) => {
     const now = ctx.now();
     if (previousSessionId) await deleteSession(tx, tokenHash(previousSessionId));
@@ -149,7 +172,7 @@ export async function signIn(
       new Date(now).toISOString(),
       new Date(now - settings.idleMinutes * 60_000).toISOString(),
     );
-    return startSession(tx, now, userId, settings);
+    return startSession(tx, now, chosen, settings);
   });
 }
 
@@ -262,6 +285,7 @@ export async function acceptInvitation(
     if (userId === undefined) throw new ApiError('invitation_invalid');
     const person = await findPerson(tx, userId);
     if (!person || person.active !== 1) throw new ApiError('invitation_invalid');
+    if (await passwordSignInRefused(tx, userId)) throw new ApiError('sso_required');
     await setPasswordHash(tx, userId, hash);
     await deleteSessionsOfUser(tx, userId);
     await endInvitationsOfUser(tx, userId, at);

@@ -4,6 +4,8 @@ import { KNOWN_PERMISSIONS, personScopes } from '../auth/scopes.js';
 import { type TokenService } from '../auth/tokens.js';
 import { requireCompany } from '../companies/service.js';
 import { deleteSessionsOfUser } from './queries.js';
+import { companyOfDomain } from '../sso/queries.js';
+import { emailDomain } from '../sso/rules.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { invalid, notFound, requireEmail, requireUuid } from '../../shared/input-checks.js';
 
@@ -59,6 +61,11 @@ export async function createUser(
     .where('active', '=', 1)
     .executeTakeFirst();
   if (duplicate) throw invalid(`an active user with email ${email} already exists in this company`);
+  // Their sign-ins would be sent to another company's identity provider (issue 34).
+  const domain = emailDomain(email);
+  const ssoCompany = domain === null ? undefined : await companyOfDomain(tx, domain);
+  if (ssoCompany !== undefined && ssoCompany !== company.id)
+    throw invalid(`the email domain ${domain} signs in with another company's single sign-on`);
   const row = {
     id: newId(),
     company_id: company.id,

@@ -17,7 +17,7 @@ import {
   updateShift,
 } from './queries/shifts.js';
 import type { PlannedShiftInput } from './schemas.js';
-import { evaluateShiftTimes, firstOverlap, MAX_SHIFT_MS, type Span } from './shift-rules.js';
+import { evaluateShiftTimes, firstOverlap, isInShiftYears, MAX_SHIFT_MS, type Span } from './shift-rules.js';
 import { instantIn, shiftView, type ShiftView } from './views.js';
 
 /*
@@ -99,7 +99,9 @@ async function loadPlan(tx: Tx, now: number, scope: PlanScope, items: readonly B
   const employees = await lockEmployeesOfPlan(tx, scope.companyId, [...ids], [...externalIds]);
   const workplaceIds = new Set(employees.flatMap((e) => (e.workplace_id ? [e.workplace_id] : [])));
   for (const item of valid) if (item.workplaceId) workplaceIds.add(item.workplaceId.toLowerCase());
-  const shiftIds = [...new Set(valid.flatMap((i) => (i.externalId ? [i.externalId] : [])))];
+  const shiftIds = [
+    ...new Set(valid.flatMap((i) => (i.externalId && isStorableText(i.externalId) ? [i.externalId] : []))),
+  ];
   const byId = items.flatMap((entry) => (entry.id !== undefined ? [entry.id] : []));
   const existing = [
     ...(await findShiftsByIds(tx, scope.companyId, byId)),
@@ -136,8 +138,10 @@ function windowOf(items: readonly PlannedShiftInput[]): { from: string; to: stri
   for (const item of items) {
     const start = parseInstantWithOffset(item.start);
     const end = parseInstantWithOffset(item.end);
-    if (start) min = Math.min(min, start.epochMs);
-    if (end) max = Math.max(max, end.epochMs);
+    // Items outside the years a shift may have are refused one by one; they widen nothing.
+    if (!start || !end || !isInShiftYears(start.epochMs) || !isInShiftYears(end.epochMs)) continue;
+    min = Math.min(min, start.epochMs);
+    max = Math.max(max, end.epochMs);
   }
   if (min === Infinity || max === -Infinity) return null;
   return { from: new Date(min - MAX_SHIFT_MS).toISOString(), to: new Date(max).toISOString() };
@@ -220,6 +224,14 @@ function existingOf(plan: Plan, entry: BatchItem): ShiftState | undefined {
 
 function decideValid(plan: Plan, entry: BatchItem, index: number, dryRun: boolean): ItemOutcome {
   const { item } = entry;
+  if (item.externalId && !isStorableText(item.externalId))
+    throw validationError([
+      {
+        field: 'externalId',
+        message: 'must not contain NUL or unpaired surrogate characters',
+        code: 'format',
+      },
+    ]);
   const existing = existingOf(plan, entry);
   const existingId = existing?.row.id;
   const employee = pickEmployee(plan, item.employee);

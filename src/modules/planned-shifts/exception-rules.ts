@@ -17,7 +17,7 @@ import type { ExceptionKind } from './schemas.js';
  * - unplanned: an entry on a day with no published shift of the employee, at a workplace that has
  *   published shifts that day (a company or workplace without a plan raises none).
  *
- * Each exception has a key (kind, shift and its version, or employee and day) that the database holds
+ * Each exception has a key (kind, shift and its times, or employee and day) that the database holds
  * unique: the same facts judged again, by any instance, find it and add nothing.
  */
 
@@ -62,18 +62,36 @@ export interface Candidate {
   resolved: boolean;
 }
 
-export function exceptionKey(kind: ExceptionKind, shift: { id: string; version: number }): string {
-  return `${kind}:${shift.id}:${shift.version}`;
+/**
+ * Keyed by the shift and its times, not its version: a change of its note or break judges nothing
+ * again; a change of its times is a new plan, judged anew (the old exceptions resolved).
+ */
+export function exceptionKey(
+  kind: ExceptionKind,
+  shift: { id: string; startMs: number; endMs: number },
+): string {
+  return `${kind}:${shift.id}:${shift.startMs}:${shift.endMs}`;
 }
 
 export function unplannedKey(employeeId: string, date: string): string {
   return `unplanned:${employeeId}:${date}`;
 }
 
-export function belongsTo(entry: RuleEntry, shift: RuleShift): boolean {
+/**
+ * An entry belongs to a shift when it starts in the two hours before its start or during it. One
+ * started earlier (a session left open yesterday) belongs only when it runs into the shift from the
+ * employee's `previous` shift touching this one (a double shift), and started for that one.
+ */
+export function belongsTo(
+  entry: RuleEntry,
+  shift: { startMs: number; endMs: number },
+  previous: { startMs: number; endMs: number } | null = null,
+): boolean {
   if (entry.startMs >= shift.endMs) return false;
   if (entry.startMs >= shift.startMs - EARLY_CLOCK_IN_MS) return true;
-  return entry.endMs === null || entry.endMs > shift.startMs;
+  if (previous === null || previous.endMs < shift.startMs) return false;
+  if (entry.endMs !== null && entry.endMs <= shift.startMs) return false;
+  return entry.startMs >= previous.startMs - EARLY_CLOCK_IN_MS;
 }
 
 const minutesBetween = (fromMs: number, toMs: number) => Math.max(0, Math.floor((toMs - fromMs) / MINUTE_MS));
@@ -174,8 +192,11 @@ export function matchEntries(
       started.set(shift.employeeId, [...(started.get(shift.employeeId) ?? []), shift]);
   for (const entry of entries) {
     let last: RuleShift | null = null;
+    let previous: RuleShift | null = null;
     for (const shift of started.get(entry.employeeId) ?? []) {
-      if (!belongsTo(entry, shift)) continue;
+      const before = previous;
+      previous = shift;
+      if (!belongsTo(entry, shift, before)) continue;
       of.set(shift.id, [...(of.get(shift.id) ?? []), entry]);
       last = shift;
     }
@@ -228,6 +249,13 @@ export interface ExistingException {
   resolved: boolean;
 }
 
+/** A recorded exception's shift as it is now: other times or no longer published resolve it. */
+export interface ShiftState {
+  startMs: number;
+  endMs: number;
+  published: boolean;
+}
+
 export interface Evaluation {
   detect: Candidate[];
   /** Unresolved exceptions that are over, with their final minutes when those changed. */
@@ -251,7 +279,7 @@ export function evaluateAttendance(input: {
   shifts: readonly RuleShift[];
   entries: readonly RuleEntry[];
   existing: readonly ExistingException[];
-  current: ReadonlyMap<string, { version: number; published: boolean }>;
+  current: ReadonlyMap<string, ShiftState>;
   excused: ReadonlySet<string>;
   workplaceOf: ReadonlyMap<string, string | null>;
 }): Evaluation {
@@ -284,19 +312,14 @@ export function evaluateAttendance(input: {
       },
     ),
   );
-  return reconcile(
-    candidates,
-    input.existing,
-    new Set(judged.map((s) => `${s.id}:${s.version}`)),
-    input.current,
-  );
+  return reconcile(candidates, input.existing, new Set(judged.map((s) => s.id)), input.current);
 }
 
 function reconcile(
   candidates: readonly Candidate[],
   existing: readonly ExistingException[],
   judged: ReadonlySet<string>,
-  current: ReadonlyMap<string, { version: number; published: boolean }>,
+  current: ReadonlyMap<string, ShiftState>,
 ): Evaluation {
   const known = new Map(existing.map((e) => [e.key, e]));
   const byKey = new Map(candidates.map((c) => [c.key, c]));
@@ -307,12 +330,16 @@ function reconcile(
     const now = byKey.get(old.key);
     if (old.plannedShiftId !== null) {
       const shift = current.get(old.plannedShiftId);
-      if (!shift || !shift.published || shift.version !== old.shiftVersion) {
+      if (
+        !shift ||
+        !shift.published ||
+        exceptionKey(old.kind, { id: old.plannedShiftId, ...shift }) !== old.key
+      ) {
         resolve.push({ id: old.id, minutes: null });
         continue;
       }
     }
-    if (!ENDING.includes(old.kind) || !judged.has(`${old.plannedShiftId}:${old.shiftVersion}`)) continue;
+    if (!ENDING.includes(old.kind) || !judged.has(old.plannedShiftId ?? '')) continue;
     if (now === undefined || now.resolved) resolve.push({ id: old.id, minutes: now?.minutes ?? null });
   }
   return { detect, resolve };

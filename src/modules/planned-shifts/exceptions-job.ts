@@ -135,7 +135,10 @@ export async function judgeCompany(
     entries: entries.filter((e) => e.startMs >= fromMs || e.endMs === null || e.endMs > fromMs),
     existing: existingRows.map(toExisting),
     current: new Map(
-      states.map((s) => [s.id, { version: Number(s.version), published: s.status === 'published' }]),
+      states.map((s) => [
+        s.id,
+        { startMs: Date.parse(s.start_at), endMs: Date.parse(s.end_at), published: s.status === 'published' },
+      ]),
     ),
     excused: await excusedShiftIds(tx, companyId, judged),
     workplaceOf: new Map(employees.map((e) => [e.id, e.workplace_id])),

@@ -98,13 +98,14 @@ function listPlannedShiftsRoute(app: TypeBoxApp, { services, guard }: ShiftRoute
         operationId: 'listPlannedShifts',
         description:
           "The company's planned shifts dated `from`..`to` (the day in the workplace's zone; at most 92 days), drafts and published, " +
-          "of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated.",
+          "of one employee (`employeeId` / `externalId`, the employee's), one workplace or one scheduler id (`shiftExternalId`), at most one of these; ordered by start, then id; cursor-paginated. " +
+          'An employee the company does not have is `404 employee_not_found`, as on `/time-entries`.',
         tags: ['Planned shifts'],
         security: bearerSecurity('attendance.read'),
         querystring: PlannedShiftsQuerySchema,
         response: {
           200: described(PlannedShiftPageSchema, 'A page of planned shifts, by start then id'),
-          ...errorResponses([...READ_ERRORS]),
+          ...errorResponses([...READ_ERRORS, 'employee_not_found']),
         },
       },
     },

@@ -1,4 +1,5 @@
 import type { CompanyRow } from '../../platform/db/schema.js';
+import { validationError } from '../../domain/errors.js';
 import { invalid } from '../../shared/input-checks.js';
 import { ROUNDING_MODES, type RoundingMode } from './rounding.js';
 
@@ -52,6 +53,27 @@ export function attendanceSettingsPatch(input: {
       MAX_ROUNDING_MINUTES,
     );
   return patch;
+}
+
+/**
+ * The grace may not exceed the no-show margin: a clock-in between the two would be neither late nor
+ * a no-show. Judged on the values the company will have (those changed and those kept); refused as
+ * 422 validation_failed naming `lateGraceMinutes`.
+ */
+export function checkAttendanceMargins(
+  company: Pick<CompanyRow, 'late_grace_minutes' | 'no_show_after_minutes'>,
+  patch: Record<string, unknown>,
+): void {
+  const grace = Number(patch.late_grace_minutes ?? company.late_grace_minutes);
+  const noShow = Number(patch.no_show_after_minutes ?? company.no_show_after_minutes);
+  if (grace > noShow)
+    throw validationError([
+      {
+        field: 'lateGraceMinutes',
+        message: `the late grace (${grace} minutes) must not exceed no-show after (${noShow} minutes)`,
+        code: 'range',
+      },
+    ]);
 }
 
 /** The console's fields (numbers) as `updateCompany`'s input (the CLI's text), only those sent. */

@@ -19,6 +19,15 @@ export interface ShiftTimes {
 export type ShiftTimesVerdict = { ok: true; times: ShiftTimes } | { ok: false; errors: FieldError[] };
 
 const OFFSET_MESSAGE = 'must be an RFC 3339 date-time with an explicit UTC offset';
+const YEARS_MESSAGE = 'must be in the years 1000 to 9999 (UTC)';
+
+/** The instants a shift may have: years 1000–9999 in UTC, which every store and view writes as four digits. */
+export const EARLIEST_SHIFT_MS = Date.UTC(1000, 0, 1);
+export const LATEST_SHIFT_MS = Date.UTC(10000, 0, 1);
+
+export function isInShiftYears(epochMs: number): boolean {
+  return epochMs >= EARLIEST_SHIFT_MS && epochMs < LATEST_SHIFT_MS;
+}
 
 export function evaluateShiftTimes(
   input: { start: string; end: string; breakMinutes: number },
@@ -30,6 +39,9 @@ export function evaluateShiftTimes(
   if (!start) errors.push({ field: 'start', message: OFFSET_MESSAGE, code: 'format' });
   if (!end) errors.push({ field: 'end', message: OFFSET_MESSAGE, code: 'format' });
   if (!start || !end) return { ok: false, errors };
+  if (!isInShiftYears(start.epochMs)) errors.push({ field: 'start', message: YEARS_MESSAGE, code: 'range' });
+  if (!isInShiftYears(end.epochMs)) errors.push({ field: 'end', message: YEARS_MESSAGE, code: 'range' });
+  if (errors.length > 0) return { ok: false, errors };
   const span = end.epochMs - start.epochMs;
   if (span <= 0) errors.push({ field: 'end', message: 'must be after start', code: 'range' });
   else if (span >= MAX_SHIFT_MS)

@@ -14,6 +14,7 @@ import {
   findCompanySettings,
   findShift,
   findWorkplaces,
+  hasEmployee,
   listShiftsPage,
   lockShift,
   publishDrafts,
@@ -67,6 +68,22 @@ function filterOf(query: ShiftsQuery): ShiftFilter {
   return null;
 }
 
+/** An unknown employee (or another company's) is 404 employee_not_found, as on /time-entries. */
+async function requireEmployeeOf(db: Executor, companyId: string, filter: ShiftFilter): Promise<void> {
+  if (filter === null || !('employeeId' in filter || 'externalId' in filter)) return;
+  const known =
+    'employeeId' in filter
+      ? await hasEmployee(db, companyId, filter)
+      : isStorableText(filter.externalId) && (await hasEmployee(db, companyId, filter));
+  if (!known)
+    throw new ApiError(
+      'employee_not_found',
+      'employeeId' in filter
+        ? `no employee ${filter.employeeId} in this company`
+        : `no employee with external id ${filter.externalId} in this company`,
+    );
+}
+
 /** GET /planned-shifts: the company's shifts dated from..to, by start then id, cursor-paginated. */
 export async function listShifts(
   db: Executor,
@@ -92,9 +109,9 @@ export async function listShifts(
       throw invalidCursor();
     after = { start: p.s, id: p.a };
   }
-  const text = filter && 'externalId' in filter ? filter.externalId : null;
+  await requireEmployeeOf(db, companyId, filter);
   const shiftText = filter && 'shiftExternalId' in filter ? filter.shiftExternalId : null;
-  if ((text !== null && !isStorableText(text)) || (shiftText !== null && !isStorableText(shiftText)))
+  if (shiftText !== null && !isStorableText(shiftText))
     return { items: [], nextCursor: null, hasMore: false };
   const limit = query.limit ?? 25;
   const rows = await listShiftsPage(db, { companyId, from, to, filter, after, limit: limit + 1 });

@@ -78,7 +78,8 @@ function decideTimeEntriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext
         description:
           'Decides each pending entry in a transaction of its own: per entry 200 with the entry, 404 (not in ' +
           'your company), 403 own_entry (the person is linked to its employee) or 409 (not pending, or a day ' +
-          'in a closed period). Permission 91.',
+          'in a closed period), 412 version_mismatch (the entry is not at the version sent in `versions`). ' +
+          'Permission 91.',
         tags: ['Time entries'],
         body: DecisionsBodySchema,
         response: {
@@ -89,7 +90,8 @@ function decideTimeEntriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext
     },
     async (request) => {
       const person = requirePermission(request, PERMISSION_DECIDE_ENTRIES);
-      const results = await decideEntries(ctx, person, request.body.ids, request.body.decision);
+      const { ids, decision, versions } = request.body;
+      const results = await decideEntries(ctx, person, { ids, decision, versions });
       return {
         results: results.map((result) =>
           result.status === 200

@@ -73,6 +73,7 @@ export async function decideEntry(
   entryId: string,
   decision: 'approved' | 'rejected',
   actor: Actor = CLI_ACTOR,
+  version: number | null = null,
 ) {
   const id = requireUuid(entryId, 'entry id');
   if (!(await findEntryCompany(tx, id))) throw notFound('time entry', entryId);
@@ -80,7 +81,7 @@ export async function decideEntry(
     entryId: id,
     decision: decision === 'approved' ? 'approve' : 'reject',
     reason: null,
-    ifMatch: null,
+    ifMatch: version === null ? null : [version],
     dryRun: false,
   });
 }
@@ -115,28 +116,41 @@ export async function listEntries(
 
 export type DecisionResult =
   | { id: string; status: 200; entry: ReturnType<typeof timeEntryListItem> }
-  | { id: string; status: 403 | 404 | 409; error: ApiError };
+  | { id: string; status: 403 | 404 | 409 | 412; error: ApiError };
 
-/** Approves or rejects each entry in a transaction of its own; one refused entry does not undo the others. */
+/**
+ * Approves or rejects each entry in a transaction of its own; one refused entry does not undo the others.
+ * `versions[i]`, when sent, is the version of `ids[i]` the person saw (412 version_mismatch otherwise).
+ */
 export async function decideEntries(
   ctx: AppContext,
   person: ConsolePerson,
-  ids: string[],
-  decision: 'approved' | 'rejected',
+  input: { ids: string[]; decision: 'approved' | 'rejected'; versions?: number[] | undefined },
 ): Promise<DecisionResult[]> {
+  const { ids, decision, versions } = input;
+  if (versions !== undefined && versions.length !== ids.length)
+    throw validationError([
+      { field: 'versions', message: 'must give one version for each id, in the same order', code: 'length' },
+    ]);
+  const seen = new Map<string, number | null>();
+  ids.forEach((id, i) => {
+    const key = id.toLowerCase();
+    if (!seen.has(key)) seen.set(key, versions?.[i] ?? null);
+  });
   const results: DecisionResult[] = [];
-  for (const raw of new Set(ids.map((id) => id.toLowerCase()))) {
+  for (const [raw, version] of seen) {
     try {
       const entry = await inTransaction(ctx, async (tx, now) => {
         const owner = isUuid(raw) ? await findEntryCompany(tx, raw) : undefined;
         if (owner?.company_id !== person.companyId) throw notInYourCompany('time entry');
-        return decideEntry(tx, now, raw, decision, actorOf(person));
+        return decideEntry(tx, now, raw, decision, actorOf(person), version);
       });
       results.push({ id: raw, status: 200, entry });
     } catch (error) {
-      // 403: the person's own entry (own_entry); 409: not pending, or a day in a closed period.
-      if (!(error instanceof ApiError) || ![403, 404, 409].includes(error.status)) throw error;
-      results.push({ id: raw, status: error.status as 403 | 404 | 409, error });
+      // 403: the person's own entry (own_entry); 409: not pending, or a day in a closed period;
+      // 412: the entry is not at the version the person saw.
+      if (!(error instanceof ApiError) || ![403, 404, 409, 412].includes(error.status)) throw error;
+      results.push({ id: raw, status: error.status as 403 | 404 | 409 | 412, error });
     }
   }
   return results;

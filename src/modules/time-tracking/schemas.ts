@@ -220,6 +220,15 @@ export const DecisionsBodySchema = Type.Object(
   {
     ids: Type.Array(Guid, { minItems: 1, maxItems: 100 }),
     decision: Type.Unsafe<'approved' | 'rejected'>({ type: 'string', enum: ['approved', 'rejected'] }),
+    versions: Type.Optional(
+      Type.Array(Type.Integer({ minimum: 1 }), {
+        minItems: 1,
+        maxItems: 100,
+        description:
+          'The version of each entry in `ids` (same order) the person saw; an entry at another version is ' +
+          'refused with 412 version_mismatch in its result. Without it, any version.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -228,7 +237,7 @@ export const DecisionsResultSchema = Type.Object({
   results: Type.Array(
     Type.Object({
       id: Guid,
-      status: Type.Integer({ enum: [200, 403, 404, 409] }),
+      status: Type.Integer({ enum: [200, 403, 404, 409, 412] }),
       entry: Type.Optional(TimeEntrySchema),
       problem: Type.Optional(ProblemSchema),
     }),

@@ -76,7 +76,7 @@ export async function loadEmployeeContext(
 }
 
 export function assertBusinessRules(
-  employee: EmployeeForWrite,
+  employee: Pick<EmployeeForWrite, 'workplace_id'>,
   scheduleId: string | null,
   workDate: string,
 ): void {

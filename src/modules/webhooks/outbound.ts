@@ -22,7 +22,7 @@ export interface SendOutcome {
  * address: the address connected to is the one checked, so a name that resolves to a public address
  * at the check and to 127.0.0.1 at the connect (DNS rebinding) is refused at the connect.
  */
-function guardedLookup(policy: OutboundPolicy, vet: typeof vetHost): LookupFunction {
+export function guardedLookup(policy: OutboundPolicy, vet: typeof vetHost = vetHost): LookupFunction {
   return (hostname, options, callback) => {
     vet(hostname, policy).then(
       (found) => {

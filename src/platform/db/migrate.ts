@@ -6,8 +6,9 @@ import * as breaks from './migrations/0003-breaks.js';
 import * as consoleSignIn from './migrations/0004-console.js';
 import * as companySettings from './migrations/0005-company-settings.js';
 import * as webhooks from './migrations/0006-webhooks.js';
-import * as plannedShifts from './migrations/0008-planned-shifts.js';
 import * as corrections from './migrations/0007-corrections.js';
+import * as plannedShifts from './migrations/0008-planned-shifts.js';
+import * as sso from './migrations/0009-sso.js';
 import * as absences from './migrations/0010-absences.js';
 import * as production from './migrations/0013-production.js';
 
@@ -18,8 +19,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-console': consoleSignIn,
   '0005-company-settings': companySettings,
   '0006-webhooks': webhooks,
-  '0008-planned-shifts': plannedShifts,
   '0007-corrections': corrections,
+  '0008-planned-shifts': plannedShifts,
+  '0009-sso': sso,
   '0010-absences': absences,
   '0013-production': production,
 };

@@ -258,6 +258,8 @@ export interface ConsoleSessionsTable {
   created_at: string;
   last_seen_at: string;
   expires_at: string;
+  /** How the person signed in (migration 0009): 'password', 'sso'; null for sessions made before it. */
+  sign_in_method: string | null;
 }
 
 export interface ConsoleInvitationsTable {
@@ -266,6 +268,8 @@ export interface ConsoleInvitationsTable {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
+  link_user_id: string | null;
 }
 
 export interface WebhookEndpointsTable {
@@ -327,6 +331,27 @@ export interface PlannedShiftsTable {
   updated_at: string;
 }
 
+/** Single sign-on (migration 0009): one configuration per company. */
+export interface SsoConfigsTable {
+  company_id: string;
+  issuer: string;
+  client_id: string;
+  /** Sealed like webhook secrets (`v1.<key id>.<iv>.<tag>.<ciphertext>`). */
+  client_secret: string;
+  groups_claim: string | null;
+  /** JSON object: group name → permission numbers. */
+  group_permissions: string;
+  create_people: number;
+  require_sso: number;
+  /**
+   * JSON array: the permissions of the console person who saved the configuration, its authority over
+   * people (linking by email, the groups mapping); null: saved by the operator or a super admin.
+   */
+  configurer_permissions: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
 /** Attendance exceptions found by the job (migration 0008, issue 33). */
 export interface AttendanceExceptionsTable {
   id: string;
@@ -345,6 +370,31 @@ export interface AttendanceExceptionsTable {
   resolved_at: string | null;
 }
 
+export interface SsoDomainsTable {
+  domain: string;
+  company_id: string;
+}
+
+export interface SsoIdentitiesTable {
+  company_id: string;
+  issuer: string;
+  subject: string;
+  user_id: string;
+  created_at: string;
+  last_sign_in_at: string;
+}
+
+export interface SsoLoginsTable {
+  state_hash: string;
+  company_id: string;
+  browser_hash: string;
+  redirect_uri: string;
+  return_to: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+  /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
+  link_user_id: string | null;
 /* Absences, leave balances and public holidays (migration 0010, issue 31). */
 export interface AbsenceTypesTable {
   id: string;
@@ -439,6 +489,10 @@ export interface Schema {
   attendance_exceptions: AttendanceExceptionsTable;
   time_entry_revisions: TimeEntryRevisionsTable;
   locked_periods: LockedPeriodsTable;
+  sso_configs: SsoConfigsTable;
+  sso_domains: SsoDomainsTable;
+  sso_identities: SsoIdentitiesTable;
+  sso_logins: SsoLoginsTable;
   absence_types: AbsenceTypesTable;
   holiday_overrides: HolidayOverridesTable;
   leave_entitlements: LeaveEntitlementsTable;

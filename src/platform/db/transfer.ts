@@ -54,6 +54,11 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'attendance_exceptions', key: ['id'] },
   { name: 'time_entry_revisions', key: ['time_entry_id', 'revision'] },
   { name: 'locked_periods', key: ['id'] },
+  // Single sign-on (issue 34).
+  { name: 'sso_configs', key: ['company_id'] },
+  { name: 'sso_domains', key: ['domain'] },
+  { name: 'sso_identities', key: ['company_id', 'issuer', 'subject'] },
+  { name: 'sso_logins', key: ['state_hash'] },
   // Issue 31 (migration 0010).
   { name: 'absence_types', key: ['id'] },
   { name: 'holiday_overrides', key: ['id'] },

@@ -5,6 +5,8 @@ import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import { AbsenceTypesSection } from '../absences/company-types.js';
 import { HolidaysSection } from '../absences/company-holidays.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
+import { SsoLinkSection } from '../sso/link-section.js';
+import { SsoSection } from '../sso/section.js';
 import {
   AttendanceFields,
   type CompanySettings,
@@ -112,6 +114,8 @@ function CompanyScreen({ person, refreshSession }: ScreenProps) {
           <SettingsForm {...settings} draft={draft} canEdit={canEdit} />
         </section>
       ) : null}
+      {canEdit ? <SsoSection /> : null}
+      <SsoLinkSection />
       <AbsenceTypesSection canEdit={canEdit} />
       <HolidaysSection canEdit={canEdit} />
     </>

@@ -205,6 +205,11 @@ export function createLimiters(
       limit: options.signInPerAddress ?? 50,
       windowMs: signInWindowMs,
     }),
+    // Single sign-on starts, per address like sign-in, under a count of their own.
+    ssoStartAddress: new LocalLimiter('sso-start-address', {
+      limit: options.signInPerAddress ?? 50,
+      windowMs: signInWindowMs,
+    }),
   };
   if (options.redisUrl === null)
     return {
@@ -213,6 +218,7 @@ export function createLimiters(
       unknownClientLimiter: local.unknownClient as RateLimiter,
       signInAccountLimiter: local.signInAccount as RateLimiter,
       signInAddressLimiter: local.signInAddress as RateLimiter,
+      ssoStartLimiter: local.ssoStartAddress as RateLimiter,
       close: async () => {},
     };
   const redis = connectRedis(options.redisUrl);
@@ -229,6 +235,7 @@ export function createLimiters(
     unknownClientLimiter: new SharedLimiter(redis, local.unknownClient, onStateChange) as RateLimiter,
     signInAccountLimiter: new SharedLimiter(redis, local.signInAccount, onStateChange) as RateLimiter,
     signInAddressLimiter: new SharedLimiter(redis, local.signInAddress, onStateChange) as RateLimiter,
+    ssoStartLimiter: new SharedLimiter(redis, local.ssoStartAddress, onStateChange) as RateLimiter,
     close: async () => {
       redis.disconnect();
     },

@@ -4,7 +4,7 @@ import fp from 'fastify-plugin';
 export const rateLimitSweepPlugin = fp(
   async (app) => {
     const { resourceLimiter, tokenLimiter, unknownClientLimiter, ctx } = app.services;
-    const { signInAccountLimiter, signInAddressLimiter } = app.services;
+    const { signInAccountLimiter, signInAddressLimiter, ssoStartLimiter } = app.services;
     const sweep = setInterval(() => {
       const at = ctx.now();
       resourceLimiter.sweep(at);
@@ -12,6 +12,7 @@ export const rateLimitSweepPlugin = fp(
       unknownClientLimiter.sweep(at);
       signInAccountLimiter.sweep(at);
       signInAddressLimiter.sweep(at);
+      ssoStartLimiter.sweep(at);
     }, resourceLimiter.windowMs);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

@@ -120,3 +120,20 @@ export async function findOverlap(
     .executeTakeFirst();
   return row?.id ?? null;
 }
+
+/** The schedule in force for the employee on `workDate` (the latest that took effect on or before it), if any. */
+export async function scheduleInForce(
+  db: Executor,
+  employeeId: string,
+  workDate: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('employee_schedules')
+    .select('schedule_id')
+    .where('employee_id', '=', employeeId)
+    .where('effective_from', '<=', workDate)
+    .orderBy('effective_from', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row?.schedule_id ?? null;
+}

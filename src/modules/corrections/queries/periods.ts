@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../../platform/db/database.js';
+import { type Executor, rowLocks, type Tx } from '../../../platform/db/database.js';
 import type { LockedPeriodsTable } from '../../../platform/db/schema.js';
 
 /* Rows of closed payroll periods (issue 30), and the automatic clock-out's candidates. */
@@ -47,7 +47,31 @@ export function listClosedPeriods(db: Executor, companyId: string) {
 }
 
 export async function insertPeriod(tx: Tx, row: LockedPeriodsTable): Promise<void> {
+  await lockCompanyEmployees(tx, row.company_id);
   await tx.insertInto('locked_periods').values(row).execute();
+}
+
+/*
+ * Closing a period against concurrent writes (PostgreSQL, READ COMMITTED). Every write of an entry
+ * (a punch, a shift, a correction, a deletion, a decision) first takes its employee's row lock
+ * (FOR UPDATE) and only then, in a later statement, reads the closed periods. Closing takes the row
+ * locks of all the company's employees before it inserts the period: a write that holds its
+ * employee's lock finishes (and commits) before the close goes on, so its entry lands before the
+ * period exists; a write that comes later waits for the close to commit, and its check — a new
+ * statement, so a new snapshot — sees the period and refuses the day (409 day_locked). No write lands
+ * on a day closed by a concurrent close. The rows are locked in id order, so two closes do not deadlock. (The workplace of a period does not narrow the lock: an
+ * employee may change workplace meanwhile.) SQLite's write transactions (BEGIN IMMEDIATE) are serial
+ * already. Not covered by a test: the interleaving cannot be forced deterministically through the API.
+ */
+async function lockCompanyEmployees(tx: Tx, companyId: string): Promise<void> {
+  if (!rowLocks(tx)) return;
+  await tx
+    .selectFrom('employees')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }
 
 /** Reopens a closed period; 0 when it was reopened already. */

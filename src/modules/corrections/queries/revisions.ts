@@ -93,3 +93,14 @@ export async function linkedEmployeeOf(db: Executor, userId: string): Promise<st
   const row = await db.selectFrom('users').select('employee_id').where('id', '=', userId).executeTakeFirst();
   return row?.employee_id ?? null;
 }
+
+/** The employee linked to the person who created an API key, if any (a key acts for its creator). */
+export async function keyCreatorEmployeeOf(db: Executor, keyId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('api_keys')
+    .innerJoin('users', 'users.id', 'api_keys.created_by')
+    .select('users.employee_id')
+    .where('api_keys.id', '=', keyId)
+    .executeTakeFirst();
+  return row?.employee_id ?? null;
+}

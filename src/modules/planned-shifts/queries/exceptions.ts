@@ -119,9 +119,13 @@ export async function exceptionsSince(
 export async function shiftStates(
   db: Executor,
   ids: readonly string[],
-): Promise<{ id: string; version: number; status: string }[]> {
+): Promise<{ id: string; version: number; status: string; start_at: string; end_at: string }[]> {
   if (ids.length === 0) return [];
-  return db.selectFrom('planned_shifts').select(['id', 'version', 'status']).where('id', 'in', ids).execute();
+  return db
+    .selectFrom('planned_shifts')
+    .select(['id', 'version', 'status', 'start_at', 'end_at'])
+    .where('id', 'in', ids)
+    .execute();
 }
 
 const INSERT_CHUNK = 200;

@@ -322,3 +322,22 @@ export async function companyOfEmployee(db: Executor, employeeId: string): Promi
     .executeTakeFirst();
   return row?.company_id;
 }
+
+/** Whether the company has the employee a list filters by (its id or external id). */
+export async function hasEmployee(
+  db: Executor,
+  companyId: string,
+  selector: { employeeId: string } | { externalId: string },
+): Promise<boolean> {
+  const row = await db
+    .selectFrom('employees')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where(
+      'employeeId' in selector ? 'id' : 'external_id',
+      '=',
+      'employeeId' in selector ? selector.employeeId : selector.externalId,
+    )
+    .executeTakeFirst();
+  return row !== undefined;
+}

@@ -86,7 +86,7 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
     ids.length === 0
       ? Promise.resolve()
       : run(async () => {
-          const body = { ids, decision };
+          const body = decisionBody(ids, decision, week);
           const { results } = await api<{ results: DecisionResult[] }>(
             'POST',
             '/time-entries/decisions',
@@ -141,6 +141,12 @@ export function useEntryWeek(employeeId: string, monday: string, sunday: string)
 }
 
 export type Week = ReturnType<typeof useEntryWeek>;
+
+/** Each entry's version as shown: one changed meanwhile is refused (412), not decided unseen. */
+function decisionBody(ids: string[], decision: Decision, week: EntryWeek | null) {
+  const versions = ids.map((id) => week?.items.find((e) => e.id === id)?.version);
+  return versions.every((v) => v !== undefined) ? { ids, decision, versions } : { ids, decision };
+}
 
 function reportDecisions(
   results: DecisionResult[],
