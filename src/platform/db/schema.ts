@@ -395,6 +395,8 @@ export interface SsoLoginsTable {
   used_at: string | null;
   /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
   link_user_id: string | null;
+}
+
 /* Absences, leave balances and public holidays (migration 0010, issue 31). */
 export interface AbsenceTypesTable {
   id: string;
