@@ -1,4 +1,12 @@
 import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type {
+  AbsenceTypesTable,
+  AbsencesTable,
+  HolidayOverridesTable,
+  LeaveEntitlementsTable,
+} from './schema-absences.js';
+
+export type { AbsenceTypesTable, AbsencesTable, HolidayOverridesTable, LeaveEntitlementsTable };
 
 /*
  * Portable column conventions, identical on SQLite and PostgreSQL so that one set of queries serves
@@ -395,75 +403,6 @@ export interface SsoLoginsTable {
   used_at: string | null;
   /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
   link_user_id: string | null;
-}
-
-/* Absences, leave balances and public holidays (migration 0010, issue 31). */
-export interface AbsenceTypesTable {
-  id: string;
-  company_id: string;
-  code: string;
-  name: string;
-  category: string;
-  unit: string;
-  paid: number;
-  counts_as_work_time: number;
-  requires_approval: number;
-  deducts_from_balance: number;
-  yearly_entitlement_days: number;
-  allow_negative: number;
-  carry_over_max_days: number;
-  /** MM-DD, or null: carried days do not lapse within the year. */
-  carry_over_expires_on: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface HolidayOverridesTable {
-  id: string;
-  company_id: string;
-  workplace_id: string | null;
-  date: string;
-  /** add or remove. */
-  kind: string;
-  name: string | null;
-  /** full or half. */
-  portion: string;
-  created_at: string;
-}
-
-export interface LeaveEntitlementsTable {
-  id: string;
-  company_id: string;
-  employee_id: string;
-  absence_type_id: string;
-  year: number;
-  days: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface AbsencesTable {
-  id: string;
-  company_id: string;
-  employee_id: string;
-  absence_type_id: string;
-  start_date: string;
-  end_date: string;
-  portion: string;
-  hours: number | null;
-  days: number;
-  status: string;
-  note: string | null;
-  reason: string | null;
-  decided_at: string | null;
-  decided_by_kind: string | null;
-  decided_by_id: string | null;
-  decided_by_name: string | null;
-  created_by_kind: string;
-  created_by_id: string | null;
-  created_at: string;
-  updated_at: string;
-  version: number;
 }
 
 export interface Schema {
