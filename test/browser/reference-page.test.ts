@@ -184,11 +184,28 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `POST ${V1}/webhooks/{id}/test`,
             `GET ${V1}/webhooks/{id}/deliveries`,
             `POST ${V1}/webhooks/{id}/replay`,
+            // Corrections (issue 30).
+            `GET ${V1}/time-entries/{id}`,
+            `PATCH ${V1}/time-entries/{id}`,
+            `DELETE ${V1}/time-entries/{id}`,
+            `GET ${V1}/time-entries/{id}/revisions`,
+            `POST ${V1}/time-entries/{id}/approve`,
+            `POST ${V1}/time-entries/{id}/reject`,
+            `POST ${V1}/time-entries/{id}/reopen`,
+            `POST ${V1}/locked-periods`,
+            `GET ${V1}/locked-periods`,
+            `DELETE ${V1}/locked-periods/{id}`,
+            // Planned shifts (issue 33).
+            `GET ${V1}/planned-shifts`,
+            `POST ${V1}/planned-shifts/batch`,
+            `POST ${V1}/planned-shifts/publish`,
+            `DELETE ${V1}/planned-shifts/{id}`,
+            `GET ${V1}/attendance-exceptions`,
           ].sort(),
         );
         // OpenAPI 3.1 webhooks: each delivery's payload, rendered in a section of their own.
         const webhookNames = Object.keys(description.webhooks as Json);
-        expect(webhookNames).toHaveLength(11);
+        expect(webhookNames).toHaveLength(18);
 
         const { page, log } = await openLoggedPage(context, server.listenUrl);
         await page.goto(`${server.listenUrl}${DOCS}`);
