@@ -201,11 +201,21 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
             `POST ${V1}/planned-shifts/publish`,
             `DELETE ${V1}/planned-shifts/{id}`,
             `GET ${V1}/attendance-exceptions`,
+            // Absences (issue 31).
+            `GET ${V1}/absence-types`,
+            `GET ${V1}/holidays`,
+            `GET ${V1}/leave-balances`,
+            `GET ${V1}/absences`,
+            `POST ${V1}/absences`,
+            `GET ${V1}/absences/{id}`,
+            `POST ${V1}/absences/{id}/approve`,
+            `POST ${V1}/absences/{id}/reject`,
+            `POST ${V1}/absences/{id}/cancel`,
           ].sort(),
         );
         // OpenAPI 3.1 webhooks: each delivery's payload, rendered in a section of their own.
         const webhookNames = Object.keys(description.webhooks as Json);
-        expect(webhookNames).toHaveLength(18);
+        expect(webhookNames).toHaveLength(22);
 
         const { page, log } = await openLoggedPage(context, server.listenUrl);
         await page.goto(`${server.listenUrl}${DOCS}`);
