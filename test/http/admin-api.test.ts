@@ -143,6 +143,20 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/sso/callback',
           'GET /api/admin/v1/sso/link',
           'POST /api/admin/v1/sso/link',
+          // Absences (issue 31): the Absences screen and the Company screen's types and holidays.
+          'GET /api/admin/v1/absence-types',
+          'POST /api/admin/v1/absence-types',
+          'PATCH /api/admin/v1/absence-types/{id}',
+          'GET /api/admin/v1/holiday-settings',
+          'PUT /api/admin/v1/workplaces/{id}/holiday-region',
+          'POST /api/admin/v1/holiday-overrides',
+          'DELETE /api/admin/v1/holiday-overrides/{id}',
+          'GET /api/admin/v1/absences/calendar',
+          'GET /api/admin/v1/absences/requests',
+          'GET /api/admin/v1/leave-balances',
+          'POST /api/admin/v1/absences/{id}/approve',
+          'POST /api/admin/v1/absences/{id}/reject',
+          'POST /api/admin/v1/absences/{id}/cancel',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([
