@@ -71,3 +71,41 @@ export function admin<R extends object>(
     print(flags.json ? JSON.stringify(result) : human(result));
   });
 }
+
+/**
+ * A secret (a password, a client secret) from standard input, never from the arguments (they show in
+ * `ps` and in shell history): piped, everything up to the first line break; on a terminal, typed
+ * without echo after `prompt` on standard error.
+ */
+export async function readHiddenLine(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  if (!stdin.isTTY) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of stdin) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
+  }
+  process.stderr.write(prompt);
+  stdin.setRawMode(true);
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let typed = '';
+    const done = (error?: Error) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      stdin.off('data', onData);
+      process.stderr.write('\n');
+      if (error) reject(error);
+      else resolve(typed);
+    };
+    const onData = (data: string) => {
+      for (const char of data) {
+        if (char === '\r' || char === '\n') return done();
+        if (char === '\u0003') return done(new Error('cancelled'));
+        if (char === '\u007f' || char === '\b') typed = [...typed].slice(0, -1).join('');
+        else typed += char;
+      }
+    };
+    stdin.on('data', onData);
+    stdin.resume();
+  });
+}

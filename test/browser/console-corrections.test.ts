@@ -11,6 +11,7 @@ import {
   openPage,
   type PageLog,
   PUBLIC,
+  signIn,
   tabTo,
   UI_TIMEOUT,
   useChromium,
@@ -60,14 +61,6 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       return { status: response.status, body: (text ? JSON.parse(text) : null) as Json };
     }
 
-    async function signIn(target: Page, person: Person, firstHeading: string) {
-      await target.goto(`${server.listenUrl}/console/`);
-      await target.getByLabel('Email address').fill(person.email);
-      await target.getByLabel('Password').fill(person.password);
-      await target.keyboard.press('Enter');
-      await target.getByRole('heading', { level: 1, name: firstHeading }).waitFor();
-    }
-
     /**
      * Tabs to the field and enters `text`: typed key by key into a text field; a date or time field
      * (whose segments depend on the browser's locale) takes its value as a whole once it has the focus.
@@ -104,7 +97,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       context.setDefaultTimeout(UI_TIMEOUT);
       ({ page, log } = await openPage(context));
-      await signIn(page, manager, 'Time entries');
+      await signIn(page, server.listenUrl, manager, 'Time entries');
     }, FLOW_TIMEOUT);
 
     afterAll(async () => {

@@ -12,6 +12,7 @@ import {
   openPage,
   type PageLog,
   PUBLIC,
+  signIn,
   tabTo,
   UI_TIMEOUT,
   useChromium,
@@ -65,14 +66,6 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       expect(body.results.map((r) => r.status)).toEqual(shifts.map(() => 201));
     }
 
-    async function signIn(target: Page, person: Person, firstHeading: string) {
-      await target.goto(`${server.listenUrl}/console/`);
-      await target.getByLabel('Email address').fill(person.email);
-      await target.getByLabel('Password').fill(person.password);
-      await target.keyboard.press('Enter');
-      await target.getByRole('heading', { level: 1, name: firstHeading }).waitFor();
-    }
-
     const shiftRows = () =>
       server.database.db
         .selectFrom('planned_shifts')
@@ -101,7 +94,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       context = await browser().newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
       context.setDefaultTimeout(UI_TIMEOUT);
       ({ page, log } = await openPage(context));
-      await signIn(page, manager, 'Time entries');
+      await signIn(page, server.listenUrl, manager, 'Time entries');
     }, FLOW_TIMEOUT);
 
     afterAll(async () => {
@@ -221,7 +214,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const other = await browser().newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
         try {
           const { page: own, log: ownLog } = await openPage(other);
-          await signIn(own, reader, 'Time entries');
+          await signIn(own, server.listenUrl, reader, 'Time entries');
           await own.goto(`${server.listenUrl}/console/#/roster`);
           await own.locator('.roster-table').waitFor();
           await expect(own.getByRole('button', { name: /Add a shift/ }).count()).resolves.toBe(0);

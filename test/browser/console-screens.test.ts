@@ -13,6 +13,7 @@ import {
   openPage,
   type PageLog,
   PUBLIC,
+  signIn,
   tabTo,
   UI_TIMEOUT,
   useChromium,
@@ -70,20 +71,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       expect(response.status, await response.clone().text()).toBe(201);
     }
 
-    async function signIn(target: Page, person: Person, firstHeading: string) {
-      await target.goto(`${server.listenUrl}/console/`);
-      await target.getByLabel('Email address').fill(person.email);
-      await target.getByLabel('Password').fill(person.password);
-      await target.keyboard.press('Enter');
-      await target.getByRole('heading', { level: 1, name: firstHeading }).waitFor();
-    }
-
     /** The person lacking the permission: the screen is not in their navigation and says so at its address. */
     async function refusedScreen(path: string, title: string, apiPath: string, shot: string) {
       const other = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       try {
         const { page: own, log: ownLog } = await openPage(other);
-        await signIn(own, limited, 'API keys');
+        await signIn(own, server.listenUrl, limited, 'API keys');
         const nav = own.getByRole('navigation', { name: 'Main' });
         await expect(nav.getByRole('link').allInnerTexts()).resolves.not.toContain(title);
         await own.goto(`${server.listenUrl}/console/#/${path}`);
@@ -127,7 +120,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       context = await browser().newContext({ viewport: { width: 1280, height: 900 } });
       context.setDefaultTimeout(UI_TIMEOUT);
       ({ page, log } = await openPage(context));
-      await signIn(page, manager, 'Time entries');
+      await signIn(page, server.listenUrl, manager, 'Time entries');
       csrfToken = (await fetchInPage(page, 'GET', '/session')).body!.csrfToken as string;
     }, FLOW_TIMEOUT);
 
@@ -350,7 +343,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           permissions: '52',
         });
         const { page: own } = await openPage(readerContext);
-        await signIn(own, reader, 'Employees');
+        await signIn(own, server.listenUrl, reader, 'Employees');
         await own.getByRole('table', { name: 'Employees by last name' }).waitFor();
         await expect(own.getByRole('link', { name: 'Add an employee' }).count()).resolves.toBe(0);
         await expect(own.getByRole('button', { name: /Delete/ }).count()).resolves.toBe(0);
@@ -679,7 +672,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       let betaId = '';
       try {
         const { page: betaPage } = await openPage(other);
-        await signIn(betaPage, betaManager, 'Company');
+        await signIn(betaPage, server.listenUrl, betaManager, 'Company');
         const betaCsrf = (await fetchInPage(betaPage, 'GET', '/session')).body!.csrfToken as string;
         const made = await fetchInPage(
           betaPage,

@@ -249,3 +249,20 @@ export async function fetchInPage(
 
 /** describe, or describe.skip without Chromium outside CI. */
 export const HAVE_BROWSER = HAVE_CHROMIUM || IN_CI;
+
+/**
+ * Signs `person` in on the console's sign-in page at `baseUrl` by keyboard (Enter submits) and waits
+ * for the first screen's heading.
+ */
+export async function signIn(
+  target: Page,
+  baseUrl: string,
+  person: { email: string; password: string },
+  firstHeading: string,
+): Promise<void> {
+  await target.goto(`${baseUrl}/console/`);
+  await target.getByLabel('Email address').fill(person.email);
+  await target.getByLabel('Password').fill(person.password);
+  await target.keyboard.press('Enter');
+  await target.getByRole('heading', { level: 1, name: firstHeading }).waitFor();
+}

@@ -10,44 +10,7 @@ import {
 import { parseGroupPermissions } from '../../modules/sso/rules.js';
 import { resolveUrls } from '../../platform/config.js';
 import { loadAppSecret } from '../../platform/app-secrets.js';
-import { admin } from '../io.js';
-
-/**
- * The client secret from standard input, never from the arguments (they show in `ps` and in shell
- * history): piped, the first line; on a terminal, typed without echo.
- */
-async function readSecret(): Promise<string> {
-  const stdin = process.stdin;
-  if (!stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-  }
-  process.stderr.write('Client secret (not shown): ');
-  stdin.setRawMode(true);
-  stdin.setEncoding('utf8');
-  return new Promise((resolve, reject) => {
-    let typed = '';
-    const done = (error?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off('data', onData);
-      process.stderr.write('\n');
-      if (error) reject(error);
-      else resolve(typed);
-    };
-    const onData = (data: string) => {
-      for (const char of data) {
-        if (char === '\r' || char === '\n') return done();
-        if (char === '\u0003') return done(new Error('cancelled'));
-        if (char === '\u007f' || char === '\b') typed = [...typed].slice(0, -1).join('');
-        else typed += char;
-      }
-    };
-    stdin.on('data', onData);
-    stdin.resume();
-  });
-}
+import { admin, readHiddenLine } from '../io.js';
 
 function describeSettings(view: SsoSettingsView): string {
   const lines = [`company ${view.companyId}`, `redirect URI to register: ${view.redirectUri}`];
@@ -105,7 +68,7 @@ export function registerSsoCommands(program: Command): void {
         f.createPeople === undefined ? false : requireOnOff(f.createPeople, 'create people');
       const requireSso = f.require === undefined ? false : requireOnOff(f.require, 'require');
       const groupPermissions = groupMapping(f.groupPermissions);
-      const clientSecret = await readSecret();
+      const clientSecret = await readHiddenLine('Client secret (not shown): ');
       if (clientSecret.trim() === '')
         throw invalid('the client secret is read from standard input; none was given');
       const key =

@@ -1,46 +1,9 @@
 import type { Command } from 'commander';
-import { admin } from '../io.js';
+import { admin, readHiddenLine } from '../io.js';
 import { inTransaction } from '../../modules/context.js';
 import { inviteUser, setUserPassword } from '../../modules/people/service.js';
 import { createUser, deactivateUser, issueUserToken } from '../../modules/people/users.js';
 import { TOKEN_AUDIENCE, resolveUrls } from '../../platform/config.js';
-
-/**
- * The password from standard input, never from the arguments (they show in `ps` and in shell history):
- * piped, everything up to the first line break; on a terminal, typed without echo.
- */
-async function readPassword(): Promise<string> {
-  const stdin = process.stdin;
-  if (!stdin.isTTY) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of stdin) chunks.push(chunk as Buffer);
-    return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0] ?? '';
-  }
-  process.stderr.write('New password (at least 12 characters, not shown): ');
-  stdin.setRawMode(true);
-  stdin.setEncoding('utf8');
-  return new Promise((resolve, reject) => {
-    let typed = '';
-    const done = (error?: Error) => {
-      stdin.setRawMode(false);
-      stdin.pause();
-      stdin.off('data', onData);
-      process.stderr.write('\n');
-      if (error) reject(error);
-      else resolve(typed);
-    };
-    const onData = (data: string) => {
-      for (const char of data) {
-        if (char === '\r' || char === '\n') return done();
-        if (char === '\u0003') return done(new Error('cancelled'));
-        if (char === '\u007f' || char === '\b') typed = [...typed].slice(0, -1).join('');
-        else typed += char;
-      }
-    };
-    stdin.on('data', onData);
-    stdin.resume();
-  });
-}
 
 /** `user create|deactivate|token|invite|set-password`. */
 export function registerUserCommands(program: Command): void {
@@ -105,7 +68,8 @@ export function registerUserCommands(program: Command): void {
       .command('set-password')
       .description("set a person's console password, read from standard input (at least 12 characters)")
       .argument('<id>', 'user id'),
-    async (ctx, _config, [id]) => setUserPassword(ctx, id!, await readPassword()),
+    async (ctx, _config, [id]) =>
+      setUserPassword(ctx, id!, await readHiddenLine('New password (at least 12 characters, not shown): ')),
     (r) => `password set for user ${r.id}; their console sessions have ended`,
   );
 }

@@ -12,7 +12,7 @@ import {
   sessionSettings,
   setSessionCookie,
 } from '../../http/plugins/console-session.js';
-import { quotaHeaders } from '../../http/plugins/rate-limit/headers.js';
+import { chargeAttempt } from '../../http/plugins/rate-limit/headers.js';
 import { type RateLimiter } from '../../http/plugins/rate-limit/limiter.js';
 import { adminErrors, sessionErrors } from '../../http/schemas/responses.js';
 import { dummyPasswordHash } from './passwords.js';
@@ -27,14 +27,8 @@ function sessionRouteContext(app: TypeBoxApp) {
   const { services } = app;
   const settings = sessionSettings(services);
   /** Charges one sign-in attempt to `key`; 429 rate_limited with Retry-After when over the limit. */
-  const charge = async (limiter: RateLimiter, key: string, reply: FastifyReply) => {
-    const quota = await limiter.hit(key, services.ctx.now());
-    if (quota.allowed) return;
-    reply.headers(quotaHeaders(limiter, quota));
-    throw new ApiError('rate_limited', 'too many sign-in attempts; wait before trying again', null, {
-      'retry-after': String(quota.retryAfterSeconds),
-    });
-  };
+  const charge = (limiter: RateLimiter, key: string, reply: FastifyReply) =>
+    chargeAttempt(limiter, key, services.ctx.now(), reply, 'sign-in attempts');
   return { services, settings, charge };
 }
 

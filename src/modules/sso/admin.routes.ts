@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { requirePermission } from '../../http/plugins/console-session.js';
-import { type TypeBoxApp } from '../../http/route-context.js';
+import { baseUrlOf, type TypeBoxApp } from '../../http/route-context.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
 import type { Services } from '../../http/services.js';
 import { PERMISSION_MANAGE_COMPANY } from '../auth/scopes.js';
@@ -15,11 +15,6 @@ import { SsoConfigBodySchema, SsoSettingsSchema } from './schemas.js';
  */
 
 type App = TypeBoxApp;
-
-/** The public base URL, or this request's own origin when PUBLIC_BASE_URL is unset. */
-function baseUrlOf(services: Services, request: FastifyRequest): string {
-  return services.config.publicBaseUrlSetting ?? `${request.protocol}://${request.host}`;
-}
 
 function keysOf(services: Services) {
   return { key: services.webhookKey, allowedHosts: services.config.ssoAllowedHosts };

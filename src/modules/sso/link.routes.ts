@@ -1,10 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError } from '../../domain/errors.js';
 import { requirePerson } from '../../http/plugins/console-session.js';
-import { quotaHeaders } from '../../http/plugins/rate-limit/headers.js';
-import { type TypeBoxApp } from '../../http/route-context.js';
+import { baseUrlOf, secureCookies, type TypeBoxApp } from '../../http/route-context.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
+import { chargeAttempt } from '../../http/plugins/rate-limit/headers.js';
 import type { Services } from '../../http/services.js';
 import { bindingCookie } from './binding.js';
 import { linkStatus, LOGIN_MINUTES, startLink } from './flow.js';
@@ -17,21 +15,6 @@ import { SsoLinkBodySchema, SsoLinkStartedSchema, SsoLinkStatusSchema } from './
  */
 
 type App = TypeBoxApp;
-
-function baseUrlOf(services: Services, request: FastifyRequest): string {
-  return services.config.publicBaseUrlSetting ?? `${request.protocol}://${request.host}`;
-}
-
-/** Counts a link's start with the sign-on starts of this address; 429 rate_limited over the limit. */
-async function charge(services: Services, request: FastifyRequest, reply: FastifyReply) {
-  const limiter = services.ssoStartLimiter;
-  const quota = await limiter.hit(request.ip, services.ctx.now());
-  if (quota.allowed) return;
-  reply.headers(quotaHeaders(limiter, quota));
-  throw new ApiError('rate_limited', 'too many single sign-on attempts; wait before trying again', null, {
-    'retry-after': String(quota.retryAfterSeconds),
-  });
-}
 
 function linkStatusRoute(app: App, services: Services) {
   app.get(
@@ -83,15 +66,23 @@ function startLinkRoute(app: App, services: Services) {
     },
     async (request, reply) => {
       const person = requirePerson(request);
-      await charge(services, request, reply);
+      await chargeAttempt(
+        services.ssoStartLimiter,
+        request.ip,
+        services.ctx.now(),
+        reply,
+        'single sign-on attempts',
+      );
       const keys = { key: services.webhookKey, allowedHosts: services.config.ssoAllowedHosts };
       const started = await startLink(services.ctx, keys, {
         person,
         returnTo: request.body.returnTo,
         baseUrl: baseUrlOf(services, request),
       });
-      const secure = services.urls.publicBaseUrl.startsWith('https:') || request.protocol === 'https';
-      reply.header('set-cookie', bindingCookie(secure, started.binding, LOGIN_MINUTES * 60));
+      reply.header(
+        'set-cookie',
+        bindingCookie(secureCookies(services, request), started.binding, LOGIN_MINUTES * 60),
+      );
       return { location: started.location };
     },
   );

@@ -7,9 +7,9 @@ import {
   sessionSettings,
   setSessionCookie,
 } from '../../http/plugins/console-session.js';
-import { quotaHeaders } from '../../http/plugins/rate-limit/headers.js';
-import { type TypeBoxApp } from '../../http/route-context.js';
+import { baseUrlOf, secureCookies, type TypeBoxApp } from '../../http/route-context.js';
 import { adminErrors } from '../../http/schemas/responses.js';
+import { chargeAttempt } from '../../http/plugins/rate-limit/headers.js';
 import type { Services } from '../../http/services.js';
 import { bindingCookie, bindingCookieName } from './binding.js';
 import { finishSso, LinkRefusal, LOGIN_MINUTES, ssoLookup, startSso } from './flow.js';
@@ -55,16 +55,6 @@ const REFUSALS =
 
 type App = TypeBoxApp;
 
-/** The public base URL, or this request's own origin when PUBLIC_BASE_URL is unset. */
-function baseUrlOf(services: Services, request: FastifyRequest): string {
-  return services.config.publicBaseUrlSetting ?? `${request.protocol}://${request.host}`;
-}
-
-/** Whether cookies are Secure: the public base URL is https, or this request came over https. */
-function secure(services: Services, request: FastifyRequest): boolean {
-  return services.urls.publicBaseUrl.startsWith('https:') || request.protocol === 'https';
-}
-
 function keysOf(services: Services) {
   return { key: services.webhookKey, allowedHosts: services.config.ssoAllowedHosts };
 }
@@ -96,21 +86,10 @@ async function navigation(
     request.log.info({ error: error.errorName, ...reason }, 'single sign-on refused');
     const asProblem = ['validation_failed', ...problemOnly].includes(error.errorName);
     if (!isBrowser(request) || asProblem) throw error;
-    reply.header('set-cookie', bindingCookie(secure(services, request), '', 0));
+    reply.header('set-cookie', bindingCookie(secureCookies(services, request), '', 0));
     const page = error instanceof LinkRefusal ? 'company' : 'sign-in';
     return reply.redirect(`/console/#/${page}?sso-error=${error.errorName}`, 303);
   }
-}
-
-/** Counts a start of this address; 429 rate_limited with Retry-After over the limit. */
-async function charge(services: Services, request: FastifyRequest, reply: FastifyReply) {
-  const limiter = services.ssoStartLimiter;
-  const quota = await limiter.hit(request.ip, services.ctx.now());
-  if (quota.allowed) return;
-  reply.headers(quotaHeaders(limiter, quota));
-  throw new ApiError('rate_limited', 'too many single sign-on attempts; wait before trying again', null, {
-    'retry-after': String(quota.retryAfterSeconds),
-  });
 }
 
 /**
@@ -167,13 +146,19 @@ function startRoute(app: App, services: Services) {
         reply,
         async () => {
           refuseCrossSite(request);
-          await charge(services, request, reply);
+          await chargeAttempt(
+            services.ssoStartLimiter,
+            request.ip,
+            services.ctx.now(),
+            reply,
+            'single sign-on attempts',
+          );
           const started = await startSso(services.ctx, keysOf(services), {
             email: request.query.email,
             returnTo: request.query.returnTo,
             baseUrl: baseUrlOf(services, request),
           });
-          const cookie = bindingCookie(secure(services, request), started.binding, LOGIN_MINUTES * 60);
+          const cookie = bindingCookie(secureCookies(services, request), started.binding, LOGIN_MINUTES * 60);
           reply.header('set-cookie', cookie);
           return reply.redirect(started.location, 303);
         },
@@ -206,7 +191,7 @@ function callbackRoute(app: App, services: Services) {
     async (request, reply) =>
       navigation(services, request, reply, async () => {
         const question = request.url.indexOf('?');
-        const isSecure = secure(services, request);
+        const isSecure = secureCookies(services, request);
         const result = await finishSso(services.ctx, keysOf(services), settings, {
           search: question === -1 ? '' : request.url.slice(question),
           state: request.query.state,

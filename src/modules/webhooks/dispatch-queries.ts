@@ -54,6 +54,14 @@ const unleased = (nowIso: string) => (eb: ExpressionBuilder<Schema, 'webhook_del
   eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]);
 
 /**
+ * The endpoint `w` is not bound to a key, or its key is neither revoked nor expired by `nowIso`: no
+ * delivery goes out for an endpoint whose key died (the sweep disables it soon after).
+ */
+const keyAlive = (nowIso: string) =>
+  sql<boolean>`(w.created_by_key_id is null or exists (select 1 from api_keys k
+    where k.id = w.created_by_key_id and k.revoked_at is null and (k.expires_at is null or k.expires_at > ${nowIso})))`;
+
+/**
  * Active endpoints with a live key (if bound to one) that have a due, unleased delivery and fewer than
  * MAX_IN_FLIGHT_PER_ENDPOINT leases in flight: their id, oldest due time and leases held, oldest due
  * first. Each endpoint costs two index probes (0013-production), whatever its backlog.
@@ -84,19 +92,7 @@ async function endpointsWithDue(tx: Tx, nowIso: string, limit: number) {
             .as('held'),
         ])
         .where('w.status', '=', 'active')
-        .where((e) =>
-          e.or([
-            e('w.created_by_key_id', 'is', null),
-            e.exists(
-              e
-                .selectFrom('api_keys as k')
-                .select('k.id')
-                .whereRef('k.id', '=', 'w.created_by_key_id')
-                .where('k.revoked_at', 'is', null)
-                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
-            ),
-          ]),
-        )
+        .where(keyAlive(nowIso))
         .as('e'),
     )
     .selectAll()
@@ -165,26 +161,13 @@ export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil
     .select(['id', 'endpoint_id', 'event_id', 'event_type', 'payload', 'attempts'])
     .where('state', '=', 'pending')
     .where('next_attempt_at', '<=', nowIso)
-    .where((eb) => eb.or([eb('lease_until', 'is', null), eb('lease_until', '<', nowIso)]))
+    .where(unleased(nowIso))
     .where('endpoint_id', 'in', (eb) =>
       eb
         .selectFrom('webhook_endpoints as w')
         .select('w.id')
         .where('w.status', '=', 'active')
-        // Not while the key it is bound to is revoked or expired (the sweep disables it soon after).
-        .where((e) =>
-          e.or([
-            e('w.created_by_key_id', 'is', null),
-            e.exists(
-              e
-                .selectFrom('api_keys as k')
-                .select('k.id')
-                .whereRef('k.id', '=', 'w.created_by_key_id')
-                .where('k.revoked_at', 'is', null)
-                .where((x) => x.or([x('k.expires_at', 'is', null), x('k.expires_at', '>', nowIso)])),
-            ),
-          ]),
-        ),
+        .where(keyAlive(nowIso)),
     )
     .where('id', 'in', candidates)
     .orderBy('next_attempt_at')

@@ -1,3 +1,5 @@
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../../../domain/errors.js';
 import { type RateLimiter } from './limiter.js';
 
 export interface RateLimitHeaderInput {
@@ -47,4 +49,23 @@ export function unchargedRateLimitHeaders(
   limiter: Pick<RateLimiter, 'windowMs' | 'untouched'>,
 ): Record<string, string> {
   return quotaHeaders(limiter, limiter.untouched());
+}
+
+/**
+ * Charges one attempt to `key` (the console's sign-in, single sign-on starts): nothing when allowed;
+ * over the limit, the quota's headers on `reply` and 429 rate_limited with Retry-After, saying `what`.
+ */
+export async function chargeAttempt(
+  limiter: RateLimiter,
+  key: string,
+  nowMs: number,
+  reply: FastifyReply,
+  what: string,
+): Promise<void> {
+  const quota = await limiter.hit(key, nowMs);
+  if (quota.allowed) return;
+  reply.headers(quotaHeaders(limiter, quota));
+  throw new ApiError('rate_limited', `too many ${what}; wait before trying again`, null, {
+    'retry-after': String(quota.retryAfterSeconds),
+  });
 }
