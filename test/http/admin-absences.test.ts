@@ -271,6 +271,16 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect((await json(readerOnly.request('/absences/calendar?month=2026-13'), 422)).error).toBe(
         'validation_failed',
       );
+      // Review of issue 31: month 9999-12 ran into year 10000 and answered 500.
+      for (const month of ['9999-12', '0000-01', '1999-12'])
+        expect((await json(readerOnly.request(`/absences/calendar?month=${month}`), 422)).error).toBe(
+          'validation_failed',
+        );
+      const december = await json(
+        readerOnly.request(`/absences/calendar?month=2100-12&workplaceId=${a.workplaceId}`),
+        200,
+      );
+      expect(december).toMatchObject({ from: '2100-12-01', to: '2100-12-31' });
 
       const page = await json(readerOnly.request('/absences/requests?limit=2'), 200);
       expect(page.items.map((x: Json) => x.id)).toEqual([own.id, theirs.id]);

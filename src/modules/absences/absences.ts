@@ -1,7 +1,7 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { daysBetween, isValidDate, todayIn } from '../../domain/time-zone.js';
+import { daysBetween, isValidDate } from '../../domain/time-zone.js';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
 import { findClosedPeriod } from '../corrections/queries/day-locks.js';
@@ -10,7 +10,7 @@ import { resolveEmployee } from '../employees/service.js';
 import { invalidCursor, type Page } from '../../shared/pages.js';
 import { appendEvents, type EventType } from '../events/service.js';
 import { type LeaveCaller, SYSTEM_ACTOR } from './actors.js';
-import { typeBalance } from './balances.js';
+import { checkBalance } from './balances.js';
 import { type CalendarDay, countAbsence, round2, secondsTaken } from './calendar.js';
 import { MAX_HOLIDAY_RANGE_DAYS, yearRange } from './holidays.js';
 import {
@@ -97,6 +97,10 @@ export function overlaps(
   return !(halves.includes(a.portion) && halves.includes(b.portion) && a.portion !== b.portion);
 }
 
+/** The years of leave balances (GET /leave-balances' `year`), and so of absences. */
+const MIN_YEAR = 2000;
+const MAX_YEAR = 2100;
+
 interface CheckedRequest {
   startDate: string;
   endDate: string;
@@ -113,6 +117,9 @@ export function checkRequest(input: Omit<AbsenceCreate, 'employee' | 'typeCode'>
   for (const field of ['startDate', 'endDate'] as const)
     if (!isValidDate(input[field]))
       errors.push({ field, message: 'must be a date YYYY-MM-DD', code: 'format' });
+    else if (input[field] < `${MIN_YEAR}-01-01` || input[field] > `${MAX_YEAR}-12-31`)
+      // The years a leave balance can be read for: an absence outside them could never be counted.
+      errors.push({ field, message: `must be in the years ${MIN_YEAR} to ${MAX_YEAR}`, code: 'range' });
   if (errors.length === 0 && input.endDate < input.startDate)
     errors.push({ field: 'endDate', message: 'must not be before startDate', code: 'range' });
   else if (errors.length === 0 && daysBetween(input.startDate, input.endDate) + 1 > MAX_HOLIDAY_RANGE_DAYS)
@@ -150,55 +157,6 @@ export function checkRequest(input: Omit<AbsenceCreate, 'employee' | 'typeCode'>
     hours,
     note,
   };
-}
-
-/**
- * Refuses (409 insufficient_balance) what would take a deducting type's balance below zero once the
- * carried days not used by their expiry have lapsed (so carried days never pay for days after their
- * expiry); answers `remaining` as it would be with the absence approved (the lowest of its years).
- */
-export async function checkBalance(
-  db: Executor,
-  now: number,
-  caller: LeaveCaller,
-  employee: LeaveEmployeeRow,
-  type: AbsenceTypeRow,
-  counting: {
-    id: string | null;
-    startDate: string;
-    endDate: string;
-    portion: AbsencePortion;
-    hours: number | null;
-  },
-): Promise<number | null> {
-  if (type.deducts_from_balance !== 1) return null;
-  const today = todayIn(caller.timeZone, now);
-  let remaining: number | null = null;
-  let projected: number | null = null;
-  for (
-    let year = Number(counting.startDate.slice(0, 4));
-    year <= Number(counting.endDate.slice(0, 4));
-    year++
-  ) {
-    const counted = await typeBalance(db, {
-      companyId: caller.companyId,
-      employee,
-      type,
-      year,
-      today,
-      counting: { ...counting, status: 'approved' },
-    });
-    remaining = Math.min(remaining ?? Infinity, counted.balance.remaining);
-    projected = Math.min(projected ?? Infinity, counted.projected);
-  }
-  if (projected !== null && projected < 0 && type.allow_negative !== 1)
-    throw new ApiError(
-      'insufficient_balance',
-      remaining !== null && remaining >= 0
-        ? `carried-over days of ${type.code} count only up to their expiry: this would leave ${projected} days after it; the type does not allow a negative balance`
-        : `this would leave ${projected} days of ${type.code}; the type does not allow a negative balance`,
-    );
-  return remaining;
 }
 
 /** The hours an absence of a type counted in hours takes: the targets of its days (or half of them). */
@@ -268,6 +226,16 @@ export async function createAbsence(
         field: 'startDate',
         message: `${request.startDate}..${request.endDate} holds no working day of the employee`,
         code: 'no_working_day',
+      },
+    ]);
+  const target = calendar[0]?.targetSeconds ?? 0;
+  if (request.portion === 'hours' && request.hours !== null && request.hours * 3600 > target)
+    // An absence of hours takes part of one day: at most what the day owes (a half-day holiday owes half).
+    throw validationError([
+      {
+        field: 'hours',
+        message: `must be at most the day's target of ${round2(target / 3600)} hours`,
+        code: 'range',
       },
     ]);
   const clash = (await listLiveAbsences(tx, employee.id, request.startDate, request.endDate)).find((a) =>

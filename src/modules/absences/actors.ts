@@ -8,6 +8,7 @@ import { findWorkplaceRow } from './calendar.queries.js';
 import { companyOfAbsence, companyOfEmployee, companyZone, keyNameOf, personOf } from './queries.js';
 import { actorOfAdmin, actorOfPrincipal } from '../corrections/revisions.js';
 import type { ChangeActor } from '../corrections/schemas.js';
+import { keyCreatorEmployeeOf } from '../corrections/queries/revisions.js';
 
 /*
  * Who asks (issue 31): an API key, a person (their own token, or the console), or the operator at the
@@ -25,7 +26,11 @@ export interface LeaveCaller {
   /** `decidedBy` as published: the stored actor with the name it has at the time of the decision. */
   actor: ChangeActor;
   audit: Actor;
-  /** The employee the calling person is linked to (`user create --employee`); null for keys and the CLI. */
+  /**
+   * The employee the caller is: the person's linked employee (`user create --employee`), or for an API
+   * key its creator's (a key acts for its creator, as corrections' own_entry rule has it); null for the
+   * CLI and for keys whose creator is no employee.
+   */
   employeeId: string | null;
 }
 
@@ -43,7 +48,7 @@ export async function callerOfPrincipal(db: Executor, principal: Principal): Pro
       ...base,
       actor: { ...actor, name: await keyNameOf(db, principal.id) },
       audit: { type: 'api_key', id: principal.id },
-      employeeId: null,
+      employeeId: await keyCreatorEmployeeOf(db, principal.id),
     };
   const person = await personOf(db, principal.id);
   return {

@@ -35,7 +35,10 @@ export type AdminAbsence = Static<typeof AdminAbsenceSchema>;
 
 export const TeamCalendarQuerySchema = Type.Object(
   {
-    month: Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM' }),
+    month: Type.String({
+      pattern: '^(20\\d{2}|2100)-(0[1-9]|1[0-2])$',
+      description: 'YYYY-MM, of the years 2000 to 2100 (as leave balances)',
+    }),
     workplaceId: Type.Optional(Guid),
   },
   { additionalProperties: false },

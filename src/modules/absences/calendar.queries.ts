@@ -167,3 +167,75 @@ export async function deleteOverride(tx: Tx, companyId: string, id: string): Pro
     .executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+// Closed payroll periods that changes to the calendar must not rewrite (review of issue 31).
+
+/** Open (not reopened) closed periods of the company holding a day of [from, to], any workplace's. */
+export async function closedPeriodsOfCompany(
+  db: Executor,
+  companyId: string,
+  range: { from: string; to: string },
+  workplaceId: string | null = null,
+) {
+  return db
+    .selectFrom('locked_periods')
+    .select(['id', 'from_date', 'to_date', 'workplace_id'])
+    .where('company_id', '=', companyId)
+    .where('to_date', '>=', range.from)
+    .where('from_date', '<=', range.to)
+    .where('reopened_at', 'is', null)
+    .$if(workplaceId !== null, (q) =>
+      q.where((eb) => eb.or([eb('workplace_id', 'is', null), eb('workplace_id', '=', workplaceId!)])),
+    )
+    .orderBy('from_date')
+    .execute();
+}
+
+/** An approved absence of the type on a day of a closed period of its employee's workplace or company. */
+export async function approvedAbsenceInClosedPeriod(db: Executor, typeId: string) {
+  return db
+    .selectFrom('absences as a')
+    .innerJoin('employees as e', 'e.id', 'a.employee_id')
+    .innerJoin('locked_periods as lp', (join) =>
+      join
+        .onRef('lp.company_id', '=', 'a.company_id')
+        .onRef('lp.from_date', '<=', 'a.end_date')
+        .onRef('lp.to_date', '>=', 'a.start_date'),
+    )
+    .select(['a.id', 'lp.from_date', 'lp.to_date', 'lp.id as period_id'])
+    .where('a.absence_type_id', '=', typeId)
+    .where('a.status', '=', 'approved')
+    .where('lp.reopened_at', 'is', null)
+    .where((eb) =>
+      eb.or([eb('lp.workplace_id', 'is', null), eb('lp.workplace_id', '=', eb.ref('e.workplace_id'))]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+}
+
+/** A closed period holding a day on which an employee had the schedule (from its first assignment on). */
+export async function closedPeriodOfSchedule(db: Executor, scheduleId: string) {
+  return db
+    .selectFrom('employee_schedules as es')
+    .innerJoin('employees as e', 'e.id', 'es.employee_id')
+    .innerJoin('locked_periods as lp', (join) =>
+      join.onRef('lp.company_id', '=', 'e.company_id').onRef('lp.to_date', '>=', 'es.effective_from'),
+    )
+    .select(['lp.id', 'lp.from_date', 'lp.to_date'])
+    .where('es.schedule_id', '=', scheduleId)
+    .where('lp.reopened_at', 'is', null)
+    .where((eb) =>
+      eb.or([eb('lp.workplace_id', 'is', null), eb('lp.workplace_id', '=', eb.ref('e.workplace_id'))]),
+    )
+    .limit(1)
+    .executeTakeFirst();
+}
+
+export async function findOverrideById(db: Executor, companyId: string, id: string) {
+  return db
+    .selectFrom('holiday_overrides')
+    .selectAll()
+    .where('company_id', '=', companyId)
+    .where('id', '=', id)
+    .executeTakeFirst();
+}

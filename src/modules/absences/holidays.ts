@@ -6,9 +6,11 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import { recordAudit } from '../audit/queries.js';
 import type { AppContext } from '../context.js';
 import type { HolidayMark } from './calendar.js';
+import { assertCalendarDaysOpen } from './closed-days.js';
 import {
   deleteOverride,
   findOverride,
+  findOverrideById,
   findWorkplace,
   type HolidayOverrideRow,
   insertOverride,
@@ -227,6 +229,13 @@ export async function setHolidayOverride(
   const workplaceId = input.workplaceId ? input.workplaceId.toLowerCase() : null;
   if (workplaceId !== null && !(await findWorkplace(tx, input.companyId, workplaceId)))
     throw new ApiError('not_found', `no workplace ${input.workplaceId} in this company`);
+  await assertCalendarDaysOpen(
+    tx,
+    input.companyId,
+    workplaceId,
+    { from: input.date, to: input.date },
+    `a holiday override on ${input.date}`,
+  );
   const at = new Date(now).toISOString();
   const existing = await findOverride(tx, input.companyId, workplaceId, input.date);
   if (existing) await deleteOverride(tx, input.companyId, existing.id);
@@ -262,6 +271,15 @@ export async function clearHolidayOverride(
   id: string,
   actor: { type: 'api_key' | 'user' | 'cli'; id: string | null },
 ) {
+  const override = await findOverrideById(tx, companyId, id);
+  if (!override) throw new ApiError('not_found', `no holiday override ${id} in this company`);
+  await assertCalendarDaysOpen(
+    tx,
+    companyId,
+    override.workplace_id,
+    { from: override.date, to: override.date },
+    `dropping the holiday override on ${override.date}`,
+  );
   if ((await deleteOverride(tx, companyId, id)) === 0)
     throw new ApiError('not_found', `no holiday override ${id} in this company`);
   await recordAudit(tx, {

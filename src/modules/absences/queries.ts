@@ -180,6 +180,22 @@ export async function listLiveAbsences(
     .execute();
 }
 
+/** The last day of the employee's live (requested or approved) absences of a type; null when none. */
+export async function lastLiveAbsenceEnd(
+  db: Executor,
+  employeeId: string,
+  typeId: string,
+): Promise<string | null> {
+  const row = await db
+    .selectFrom('absences')
+    .select((eb) => eb.fn.max('end_date').as('last'))
+    .where('employee_id', '=', employeeId)
+    .where('absence_type_id', '=', typeId)
+    .where('status', 'in', ['requested', 'approved'])
+    .executeTakeFirst();
+  return (row?.last as string | null | undefined) ?? null;
+}
+
 export interface AbsencePageFilter {
   companyId: string;
   employeeId: string | null;

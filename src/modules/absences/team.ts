@@ -1,6 +1,6 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { ApiError } from '../../domain/errors.js';
-import { addDays, todayIn } from '../../domain/time-zone.js';
+import { todayIn } from '../../domain/time-zone.js';
 import type { ConsolePerson } from '../people/person.js';
 import type { AppContext } from '../context.js';
 import { invalidCursor, type Page } from '../../shared/pages.js';
@@ -39,10 +39,10 @@ function withPerson(row: AbsenceWithType, names: ReadonlyMap<string, Names>): Ad
 }
 
 function monthRange(month: string): { from: string; to: string } {
-  const from = `${month}-01`;
-  const next = new Date(`${from}T00:00:00Z`);
-  next.setUTCMonth(next.getUTCMonth() + 1);
-  return { from, to: addDays(next.toISOString().slice(0, 10), -1) };
+  const [year, monthNumber] = month.split('-').map(Number) as [number, number];
+  // Day 0 of the next month is this month's last day (no ISO string of year 10000 on the way).
+  const last = new Date(Date.UTC(year, monthNumber, 0)).getUTCDate();
+  return { from: `${month}-01`, to: `${month}-${String(last).padStart(2, '0')}` };
 }
 
 export async function teamCalendar(

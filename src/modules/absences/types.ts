@@ -1,3 +1,4 @@
+import { assertTypeChangeOpen } from './closed-days.js';
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { isUniqueViolation, type Executor, type Tx } from '../../platform/db/database.js';
@@ -241,6 +242,8 @@ export async function updateAbsenceType(
   const patch = typePatch(changeable);
   const existing = await findTypeAnywhere(tx, companyId, typeId);
   const at = new Date(now).toISOString();
+  if (patch.counts_as_work_time !== undefined && patch.counts_as_work_time !== existing.counts_as_work_time)
+    await assertTypeChangeOpen(tx, existing.id, `countsAsWorkTime of ${existing.code}`);
   if (Object.keys(patch).length > 0) {
     await updateType(tx, existing.id, { ...patch, updated_at: at });
     await audit(tx, existing.company_id, actor, 'absence_type.update', existing.id, patch, at);

@@ -9,8 +9,10 @@ import {
   type ScheduleSpan,
   storedWorkDays,
 } from './calendar.js';
+import { assertScheduleChangeOpen, closedPeriodError } from './closed-days.js';
 import { holidayMarks, mergeHolidays, regionHolidays, requireRegion } from './holidays.js';
 import {
+  closedPeriodsOfCompany,
   findSchedule,
   findWorkplace,
   findWorkplaceRow,
@@ -129,6 +131,11 @@ export async function updateSchedule(
   const id = scheduleId.toLowerCase();
   const existing = await findSchedule(tx, id);
   if (!existing) throw new ApiError('not_found', `unknown schedule: ${scheduleId}`);
+  if (
+    (patch.work_days !== undefined && patch.work_days !== existing.work_days) ||
+    (patch.daily_hours !== undefined && Number(patch.daily_hours) !== Number(existing.daily_hours))
+  )
+    await assertScheduleChangeOpen(tx, id);
   if (Object.keys(patch).length > 0) {
     await updateScheduleRow(tx, id, patch);
     await recordAudit(tx, {
@@ -145,6 +152,28 @@ export async function updateSchedule(
   return scheduleView({ ...existing, ...patch });
 }
 
+/** A new region must not move a holiday on a day of a closed period of the workplace or its company. */
+async function assertRegionChangeOpen(
+  db: Executor,
+  workplace: { id: string; company_id: string; holiday_region: string | null },
+  region: string | null,
+): Promise<void> {
+  if (workplace.holiday_region === region) return;
+  const periods = await closedPeriodsOfCompany(
+    db,
+    workplace.company_id,
+    { from: '0001-01-01', to: '9999-12-31' },
+    workplace.id,
+  );
+  const key = (h: { date: string; portion: string }) => `${h.date} ${h.portion}`;
+  for (const period of periods) {
+    const before = regionHolidays(workplace.holiday_region, period.from_date, period.to_date).map(key);
+    const after = regionHolidays(region, period.from_date, period.to_date).map(key);
+    if (before.length !== after.length || before.some((day, i) => day !== after[i]))
+      throw closedPeriodError(period, `the holiday region ${region ?? 'none'}`);
+  }
+}
+
 /** `workplace update ID --holiday-region CODE|none` (companyId: the console's check of its own company). */
 export async function setHolidayRegion(
   tx: Tx,
@@ -158,6 +187,7 @@ export async function setHolidayRegion(
   const id = workplaceId.toLowerCase();
   const existing = await findWorkplaceRow(tx, id, companyId);
   if (!existing) throw new ApiError('not_found', `unknown workplace: ${workplaceId}`);
+  await assertRegionChangeOpen(tx, existing, value);
   await setWorkplaceRegion(tx, id, value);
   await recordAudit(tx, {
     companyId: existing.company_id,

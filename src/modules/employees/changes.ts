@@ -3,6 +3,7 @@ import { newId } from '../../domain/ids.js';
 import { addDays, todayIn } from '../../domain/time-zone.js';
 import { auditBase, recordAudit } from '../audit/queries.js';
 import { requireCompany } from '../companies/service.js';
+import { findClosedPeriod } from '../corrections/queries/day-locks.js';
 import { type Actor } from '../context.js';
 import { findEmployeeByExternalId, findLatestScheduleId } from './queries.js';
 import { employeeListItem, employeeRef } from './views.js';
@@ -299,6 +300,43 @@ export async function createEmployee(
   }
 }
 
+/**
+ * The days whose employment a new hiring or leaving date changes count as owed or not in timesheets
+ * (issue 31): none of them may lie in a closed period (409 day_locked, as for absences).
+ */
+async function assertEmploymentDaysOpen(
+  tx: Tx,
+  existing: Pick<EmployeeRow, 'company_id' | 'workplace_id' | 'hired_on' | 'left_on'>,
+  next: { hiredOn: string | null; leftOn: string | null },
+): Promise<void> {
+  const ranges: { from: string; to: string; what: string }[] = [];
+  if (next.hiredOn !== existing.hired_on) {
+    const [a, b] = [existing.hired_on ?? FIRST_DAY, next.hiredOn ?? FIRST_DAY].sort() as [string, string];
+    ranges.push({ from: a, to: addDays(b, -1), what: 'the hiring date' });
+  }
+  if (next.leftOn !== existing.left_on) {
+    const [a, b] = [existing.left_on ?? LAST_DAY, next.leftOn ?? LAST_DAY].sort() as [string, string];
+    ranges.push({ from: addDays(a, 1), to: b, what: 'the leaving date' });
+  }
+  for (const range of ranges) {
+    const period = await findClosedPeriod(tx, {
+      companyId: existing.company_id,
+      workplaceId: existing.workplace_id,
+      from: range.from,
+      to: range.to,
+    });
+    if (period)
+      throw new ApiError(
+        'day_locked',
+        `${range.what} would change what the days of the closed period ${period.from_date} to ${period.to_date} owe (locked period ${period.id}); reopen it first`,
+      );
+  }
+}
+
+/** Open ends of employment, as dates that sort before and after every real one. */
+const FIRST_DAY = '0001-01-01';
+const LAST_DAY = '9999-12-31';
+
 export async function updateEmployee(
   tx: Tx,
   now: number,
@@ -312,10 +350,10 @@ export async function updateEmployee(
     const company = await requireCompany(tx, existing.company_id);
     const { patch, schedule } = await applyEmployeeInput(tx, company.id, input, at, company.time_zone);
     await assertExternalIdFree(tx, company.id, patch.external_id, existing.id);
-    assertEmploymentOrder(
-      patch.hired_on !== undefined ? (patch.hired_on as string | null) : existing.hired_on,
-      patch.left_on !== undefined ? (patch.left_on as string | null) : existing.left_on,
-    );
+    const hiredOn = patch.hired_on !== undefined ? (patch.hired_on as string | null) : existing.hired_on;
+    const leftOn = patch.left_on !== undefined ? (patch.left_on as string | null) : existing.left_on;
+    assertEmploymentOrder(hiredOn, leftOn);
+    await assertEmploymentDaysOpen(tx, existing, { hiredOn, leftOn });
     if (Object.keys(patch).length > 0)
       await tx
         .updateTable('employees')
