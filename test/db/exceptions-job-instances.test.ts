@@ -62,15 +62,9 @@ async function publish(
     },
   }));
   const outcomes = await inTransaction(ctx, (tx, now) =>
-    upsertShifts(
-      tx,
-      now,
-      { companyId, companyZone: 'Europe/Berlin', actor: CLI_ACTOR },
-      items,
-      {
-        dryRun: false,
-      },
-    ),
+    upsertShifts(tx, now, { companyId, companyZone: 'Europe/Berlin', actor: CLI_ACTOR }, items, {
+      dryRun: false,
+    }),
   );
   expect(outcomes.every((o) => o.status === 201)).toBe(true);
 }

@@ -251,9 +251,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       await plan(tenant, [shiftOf(1, '10:00', '12:00')]);
       // Employee 2: the entry was a mistake and is deleted.
       await tenant.refreshToken();
-      const deleted = await call(suite.server, tenant.token, 'DELETE', `${API}/time-entries/${of(2).timeEntryId}`, {
-        reason: 'punched by mistake',
-      });
+      const deleted = await call(
+        suite.server,
+        tenant.token,
+        'DELETE',
+        `${API}/time-entries/${of(2).timeEntryId}`,
+        {
+          reason: 'punched by mistake',
+        },
+      );
       expect(deleted.status, deleted.text).toBe(204);
       await at(wed('12:02'));
       // Judged again, by however many runs: resolved once (one event each, the first run's time).
@@ -271,7 +277,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         .sort();
       expect(resolvedIds).toEqual([of(1).id, of(2).id].sort());
       expect(
-        feed.filter((e) => e.type === 'attendance.exception_resolved').every((e) => e.data.resolvedAt !== null),
+        feed
+          .filter((e) => e.type === 'attendance.exception_resolved')
+          .every((e) => e.data.resolvedAt !== null),
       ).toBe(true);
     });
 

@@ -142,7 +142,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       suite.now = Date.parse(day(4, '18:30'));
       await runExceptionsJob(suite.server.ctx);
       suite.now = Date.parse('2026-11-10T12:00:00Z');
-      expect(await totals()).toEqual({ late_in: 1, early_out: 1, no_show: 0, missed_clock_out: 1, unplanned: 0 });
+      expect(await totals()).toEqual({
+        late_in: 1,
+        early_out: 1,
+        no_show: 0,
+        missed_clock_out: 1,
+        unplanned: 0,
+      });
 
       // The 2nd's shift deleted (its missed clock-out is void), the 4th's entry deleted (its early clock-out too).
       await tenant.refreshToken();
@@ -153,7 +159,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         `${API}/planned-shifts?from=2026-11-02&to=2026-11-02&externalId=EXT-0`,
       );
       const shiftId = (listed.body as unknown as { items: { id: string }[] }).items[0]!.id;
-      expect((await call(suite.server, tenant.token, 'DELETE', `${API}/planned-shifts/${shiftId}`)).status).toBe(204);
+      expect(
+        (await call(suite.server, tenant.token, 'DELETE', `${API}/planned-shifts/${shiftId}`)).status,
+      ).toBe(204);
       const entries = await tenant.list({ externalId: 'EXT-0', from: '2026-11-04', to: '2026-11-04' });
       const entryId = (entries.body.items ?? [])[0]!.id;
       const deleted = await call(suite.server, tenant.token, 'DELETE', `${API}/time-entries/${entryId}`, {
@@ -161,7 +169,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
       expect(deleted.status, deleted.text).toBe(204);
       // The job has not run since: the report alone judges what stands.
-      expect(await totals()).toEqual({ late_in: 1, early_out: 0, no_show: 0, missed_clock_out: 0, unplanned: 0 });
+      expect(await totals()).toEqual({
+        late_in: 1,
+        early_out: 0,
+        no_show: 0,
+        missed_clock_out: 0,
+        unplanned: 0,
+      });
     });
 
     it('rounding moves the reported worked time only: the entries and the rule checks keep the raw times', async () => {
