@@ -1293,7 +1293,7 @@ export interface components {
                 balanceHours: number;
                 /** @description the published planned shifts dated in the range, less their breaks */
                 plannedHours: number;
-                /** @description attendance exceptions dated in the range, per kind (may grow) */
+                /** @description attendance exceptions dated in the range that still stand, per kind (may grow): open ones, and every missed_clock_out; not a no_show made good by a clock-in, nor one whose shift or entry is gone (docs/timesheets.md) */
                 exceptions: {
                     late_in: number;
                     early_out: number;

@@ -242,6 +242,37 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
     );
 
     it(
+      'a planner (permission 97 only) plans the week but sees no exceptions panel and no emails',
+      async () => {
+        const planner = await createPerson(server.ctx, acme.companyId, {
+          email: 'pia.planner@acme.example',
+          permissions: '97',
+        });
+        const other = await browser().newContext({ viewport: { width: 1280, height: 900 }, locale: 'en-GB' });
+        try {
+          const { page: own, log: ownLog } = await openPage(other);
+          await signIn(own, server.listenUrl, planner, 'Roster');
+          await own.locator('.roster-table').waitFor();
+          await expect(own.getByRole('button', { name: /Add a shift/ }).count()).resolves.toBeGreaterThan(0);
+          await expect(own.getByRole('heading', { name: 'Exceptions this week' }).count()).resolves.toBe(0);
+          await expect(own.locator('main').innerText()).resolves.not.toContain('@acme.example');
+          const roster = await fetchInPage(
+            own,
+            'GET',
+            `/roster?workplaceId=${acme.workplaceId}&from=${monday.toISODate()}&to=${monday.plus({ days: 6 }).toISODate()}`,
+          );
+          expect(roster.status).toBe(200);
+          expect(roster.body!.exceptions).toBeNull();
+          await capture(own, 'roster-planner');
+          expect(ownLog.problems).toEqual([]);
+        } finally {
+          await other.close();
+        }
+      },
+      FLOW_TIMEOUT,
+    );
+
+    it(
       'Now: who is late and who is not yet in, per workplace',
       async () => {
         // Three more employees, whose shifts cannot meet the roster test's.

@@ -232,6 +232,57 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect((await exceptions(tenant)).every((x) => x.resolvedAt !== null)).toBe(true);
     });
 
+    it('unplanned work is resolved once a shift of that day is published, or once its entry is deleted', async () => {
+      const tenant = await suite.berlin({ scopes: `${SCOPES},attendance.manage`, employeeCount: 3 });
+      await plan(tenant, [shiftOf(0, '09:00', '17:00')]);
+      suite.now = wed('10:00');
+      await punch(tenant, 1, 'clock_in', wed('10:00'));
+      await punch(tenant, 2, 'clock_in', wed('10:00'));
+      suite.now = wed('12:00');
+      await punch(tenant, 1, 'clock_out', wed('12:00'));
+      await punch(tenant, 2, 'clock_out', wed('12:00'));
+      // (Other tests' companies share the server: this one is judged by its lists, not the run's counts.)
+      await at(wed('12:01'));
+      const unplanned = (await exceptions(tenant)).filter((x) => x.kind === 'unplanned');
+      expect(unplanned.map((x) => x.resolvedAt)).toEqual([null, null]);
+      const of = (n: number) => unplanned.find((x) => x.employee.id === tenant.fixture.employees[n]!.id)!;
+
+      // Employee 1: the scheduler publishes the shift they worked afterwards.
+      await plan(tenant, [shiftOf(1, '10:00', '12:00')]);
+      // Employee 2: the entry was a mistake and is deleted.
+      await tenant.refreshToken();
+      const deleted = await call(
+        suite.server,
+        tenant.token,
+        'DELETE',
+        `${API}/time-entries/${of(2).timeEntryId}`,
+        {
+          reason: 'punched by mistake',
+        },
+      );
+      expect(deleted.status, deleted.text).toBe(204);
+      await at(wed('12:02'));
+      // Judged again, by however many runs: resolved once (one event each, the first run's time).
+      await at(wed('12:03'));
+      await at(wed('12:04'));
+      const after = await exceptions(tenant);
+      for (const n of [1, 2]) {
+        const x = after.find((y) => y.id === of(n).id)!;
+        expect(x.resolvedAt).toBe(iso(wed('12:02')));
+      }
+      const feed = await events(tenant);
+      const resolvedIds = feed
+        .filter((e) => e.type === 'attendance.exception_resolved')
+        .map((e) => e.data.id)
+        .sort();
+      expect(resolvedIds).toEqual([of(1).id, of(2).id].sort());
+      expect(
+        feed
+          .filter((e) => e.type === 'attendance.exception_resolved')
+          .every((e) => e.data.resolvedAt !== null),
+      ).toBe(true);
+    });
+
     it('across midnight: a night shift is dated by its start; late in, early out', async () => {
       const tenant = await suite.berlin({ scopes: SCOPES, employeeCount: 1 });
       await plan(tenant, [

@@ -13,7 +13,8 @@ import { call, type Tenant, timeTrackingSuite } from '../support/time-tracking.j
  */
 
 const API = '/api/public/v1';
-const SCOPES = 'attendance.record,attendance.read,attendance.reports,employees.read,shifts.manage';
+const SCOPES =
+  'attendance.record,attendance.read,attendance.reports,attendance.manage,employees.read,shifts.manage';
 const day = (d: number, hhmm: string) => `2026-11-0${d}T${hhmm}:00+01:00`;
 
 interface Sheet {
@@ -118,6 +119,63 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         ['2026-11-03', '0.00', '7.50'],
         ['2026-11-04', '6.08', '7.50'],
       ]);
+    });
+
+    it('totals count the exceptions that still stand: a no-show made good by a late clock-in, a deleted shift or entry void theirs', async () => {
+      const tenant = await setUp();
+      const totals = async () =>
+        (
+          (await report(tenant, { from: '2026-11-02', to: '2026-11-08', externalId: 'EXT-0' }))
+            .body as unknown as { items: Sheet[] }
+        ).items[0]!.totals.exceptions;
+      // The 3rd: the employee did come, at 10:30 (the no-show resolved, a late clock-in of 90 minutes).
+      await tenant.refreshToken();
+      expect(
+        (
+          await tenant.shift({
+            employee: { externalId: 'EXT-0' },
+            clockIn: day(3, '10:30'),
+            clockOut: day(3, '17:00'),
+          })
+        ).status,
+      ).toBe(201);
+      suite.now = Date.parse(day(4, '18:30'));
+      await runExceptionsJob(suite.server.ctx);
+      suite.now = Date.parse('2026-11-10T12:00:00Z');
+      expect(await totals()).toEqual({
+        late_in: 1,
+        early_out: 1,
+        no_show: 0,
+        missed_clock_out: 1,
+        unplanned: 0,
+      });
+
+      // The 2nd's shift deleted (its missed clock-out is void), the 4th's entry deleted (its early clock-out too).
+      await tenant.refreshToken();
+      const listed = await call(
+        suite.server,
+        tenant.token,
+        'GET',
+        `${API}/planned-shifts?from=2026-11-02&to=2026-11-02&externalId=EXT-0`,
+      );
+      const shiftId = (listed.body as unknown as { items: { id: string }[] }).items[0]!.id;
+      expect(
+        (await call(suite.server, tenant.token, 'DELETE', `${API}/planned-shifts/${shiftId}`)).status,
+      ).toBe(204);
+      const entries = await tenant.list({ externalId: 'EXT-0', from: '2026-11-04', to: '2026-11-04' });
+      const entryId = (entries.body.items ?? [])[0]!.id;
+      const deleted = await call(suite.server, tenant.token, 'DELETE', `${API}/time-entries/${entryId}`, {
+        reason: 'recorded twice',
+      });
+      expect(deleted.status, deleted.text).toBe(204);
+      // The job has not run since: the report alone judges what stands.
+      expect(await totals()).toEqual({
+        late_in: 1,
+        early_out: 0,
+        no_show: 0,
+        missed_clock_out: 0,
+        unplanned: 0,
+      });
     });
 
     it('rounding moves the reported worked time only: the entries and the rule checks keep the raw times', async () => {

@@ -4,7 +4,7 @@ import { requirePermission, requirePerson } from '../../http/plugins/console-ses
 import { type RouteContext, routeContext, type TypeBoxApp } from '../../http/route-context.js';
 import { IdParamsSchema } from '../../http/schemas/common.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
-import { PERMISSION_READ_ENTRIES, PERMISSION_SHIFTS } from '../auth/scopes.js';
+import { PERMISSION_READ_EMPLOYEES, PERMISSION_READ_ENTRIES, PERMISSION_SHIFTS } from '../auth/scopes.js';
 import { hasPermission } from '../people/service.js';
 import {
   AdminPublishBodySchema,
@@ -33,7 +33,12 @@ const shiftErrors = sessionErrors(
   true,
 );
 
-/** GET /roster: permission 47 (read entries) or 97 (manage shifts). */
+/**
+ * GET /roster: permission 47 (read entries) or 97 (manage shifts). Least privilege (review of issue 33,
+ * finding 8): 97 alone plans, so it reads the plan (names, ids, workplaces, shifts) but not the
+ * attendance exceptions (47, like `attendance.read` on /attendance-exceptions: `exceptions` is null)
+ * nor the employees' emails (52 or 47: `email` is null).
+ */
 function getRosterRoute(app: TypeBoxApp, { ctx }: RouteContext) {
   app.get(
     '/roster',
@@ -42,7 +47,7 @@ function getRosterRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: "A workplace's shifts and exceptions",
         operationId: 'getRoster',
         description:
-          "The workplace's shifts dated from..to (at most 31 days), its employees and anyone planned there, and the exceptions of those days. Permission 47 or 97.",
+          "The workplace's shifts dated from..to (at most 31 days), its employees and anyone planned there, and the exceptions of those days. Permission 47 or 97; the exceptions need 47 (else `exceptions` is null) and the employees' emails 47 or 52 (else `email` is null).",
         tags: ['Roster'],
         querystring: RosterQuerySchema,
         response: { 200: RosterSchema, ...sessionErrors(['forbidden', 'not_found', 'validation_failed']) },
@@ -55,7 +60,11 @@ function getRosterRoute(app: TypeBoxApp, { ctx }: RouteContext) {
           'forbidden',
           `this needs permission ${PERMISSION_READ_ENTRIES} or ${PERMISSION_SHIFTS}`,
         );
-      return rosterOf(ctx, person, request.query);
+      const reads = (permission: number) => hasPermission(person, permission);
+      return rosterOf(ctx, person, request.query, {
+        exceptions: reads(PERMISSION_READ_ENTRIES),
+        emails: reads(PERMISSION_READ_ENTRIES) || reads(PERMISSION_READ_EMPLOYEES),
+      });
     },
   );
 }

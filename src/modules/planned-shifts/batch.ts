@@ -56,6 +56,8 @@ interface ShiftState {
   stored: number | null;
   /** The items that created or changed it (their results change if its write is refused). */
   items: number[];
+  /** The status its items sent, if any (a new shift is a draft unless told; a changed one keeps its own). */
+  statusSent?: PlannedShiftRow['status'] | undefined;
 }
 
 interface Plan {
@@ -265,6 +267,7 @@ function decideValid(plan: Plan, entry: BatchItem, index: number, dryRun: boolea
     break_minutes: item.breakMinutes ?? 0,
     note: item.note ?? null,
   };
+  if (existing && item.status !== undefined) existing.statusSent = item.status;
   if (existing)
     return changeShift(
       plan,
@@ -282,7 +285,7 @@ function decideValid(plan: Plan, entry: BatchItem, index: number, dryRun: boolea
     created_at: plan.at,
     updated_at: plan.at,
   };
-  track(plan, { row, stored: null, items: [index] });
+  track(plan, { row, stored: null, items: [index], statusSent: item.status });
   return { index, status: dryRun ? 200 : 201, body: shiftView(row, employee) };
 }
 
@@ -330,10 +333,23 @@ async function writePlan(tx: Tx, plan: Plan, outcomes: ItemOutcome[]): Promise<v
     .sort((a, b) => (a.row.id < b.row.id ? -1 : 1));
   const created = touched.filter((state) => state.stored === null).map((state) => state.row);
   const inserted = await insertShifts(tx, created);
+  const raced = await shiftsCreatedMeanwhile(tx, plan, touched, inserted);
   const audits = [];
   for (const state of touched) {
-    const ok =
+    let action: 'planned_shift.create' | 'planned_shift.update' | null =
+      state.stored === null ? 'planned_shift.create' : 'planned_shift.update';
+    let ok =
       state.stored === null ? inserted.has(state.row.id) : await updateShift(tx, state.row, state.stored);
+    const other = state.stored === null && !ok ? raced.get(state.row.external_id ?? '') : undefined;
+    if (other) {
+      // Spec: each item is upserted by its externalId. Another request created this one meanwhile (the
+      // unique key refused our insert): the item changes that shift instead, as if it had been read.
+      const change = upsertOver(plan, state, other);
+      ok = change.row === other || (await updateShift(tx, change.row, Number(other.version)));
+      action = change.row === other ? null : 'planned_shift.update';
+      if (ok) for (const index of state.items) outcomes[index] = { index, status: 200, body: change.body };
+      state.row = change.row;
+    }
     if (!ok) {
       const error = new ApiError(
         'already_exists',
@@ -342,11 +358,12 @@ async function writePlan(tx: Tx, plan: Plan, outcomes: ItemOutcome[]): Promise<v
       for (const index of state.items) outcomes[index] = refusal(index, error);
       continue;
     }
+    if (action === null) continue;
     audits.push({
       companyId: plan.scope.companyId,
       actorType: plan.scope.actor.type,
       actorId: plan.scope.actor.id,
-      action: state.stored === null ? 'planned_shift.create' : 'planned_shift.update',
+      action,
       targetId: state.row.id,
       details: {
         externalId: state.row.external_id,
@@ -359,4 +376,48 @@ async function writePlan(tx: Tx, plan: Plan, outcomes: ItemOutcome[]): Promise<v
     });
   }
   await insertAuditRows(tx, audits);
+}
+
+/**
+ * The shifts, by scheduler id, that a concurrent request created after this one read (its insert was
+ * skipped on the unique key). Read now: under READ COMMITTED the skipped insert waited for that
+ * request's commit, so a new statement sees its row. (SQLite's writers are serial: none there.)
+ */
+async function shiftsCreatedMeanwhile(
+  tx: Tx,
+  plan: Plan,
+  touched: readonly ShiftState[],
+  inserted: ReadonlySet<string>,
+): Promise<Map<string, PlannedShiftRow>> {
+  const lost = touched.flatMap((state) =>
+    state.stored === null && !inserted.has(state.row.id) && state.row.external_id !== null
+      ? [state.row.external_id]
+      : [],
+  );
+  const rows = await findShiftsByExternalIds(tx, plan.scope.companyId, lost);
+  return new Map(rows.map((row) => [row.external_id!, row]));
+}
+
+/** The item's values over the shift another request created: that row itself when nothing changes. */
+function upsertOver(
+  plan: Plan,
+  state: ShiftState,
+  other: PlannedShiftRow,
+): { row: PlannedShiftRow; body: ShiftView } {
+  const wanted = { ...state.row, status: state.statusSent ?? other.status };
+  const employee = plan.employeesById.get(wanted.employee_id) ?? {
+    id: wanted.employee_id,
+    external_id: null,
+  };
+  const unchanged = COMPARED.every((column) => String(other[column]) === String(wanted[column]));
+  if (unchanged) return { row: other, body: shiftView(other, employee) };
+  const row: PlannedShiftRow = {
+    ...wanted,
+    id: other.id,
+    company_id: other.company_id,
+    created_at: other.created_at,
+    version: Number(other.version) + 1,
+    updated_at: plan.at,
+  };
+  return { row, body: shiftView(row, employee) };
 }

@@ -15,7 +15,9 @@ import type { ExceptionKind } from './schemas.js';
  * - missed_clock_out: an entry whose last shift this is was still open at end + grace; resolved
  *   when it is closed (minutes: how long past the end, counted until then).
  * - unplanned: an entry on a day with no published shift of the employee, at a workplace that has
- *   published shifts that day (a company or workplace without a plan raises none).
+ *   published shifts that day (a company or workplace without a plan raises none); resolved when a
+ *   shift of the employee that day is published, when no entry of that day counts any more (deleted,
+ *   rejected, moved to another day), or when the day's entries, judged again, are no longer unplanned.
  *
  * Each exception has a key (kind, shift and its times, or employee and day) that the database holds
  * unique: the same facts judged again, by any instance, find it and add nothing.
@@ -244,6 +246,8 @@ export interface ExistingException {
   id: string;
   key: string;
   kind: ExceptionKind;
+  employeeId: string;
+  date: string;
   plannedShiftId: string | null;
   shiftVersion: number | null;
   resolved: boolean;
@@ -282,6 +286,11 @@ export function evaluateAttendance(input: {
   current: ReadonlyMap<string, ShiftState>;
   excused: ReadonlySet<string>;
   workplaceOf: ReadonlyMap<string, string | null>;
+  /**
+   * For each open `unplanned` exception's employee-day (`employeeId:date`): the starts of the entries
+   * of that day that still count, wherever they started (read apart: the day may begin before the window).
+   */
+  unplannedDays?: ReadonlyMap<string, readonly number[]>;
 }): Evaluation {
   const judged = input.shifts.filter((s) => s.startMs >= input.fromMs && s.startMs <= input.nowMs);
   const { of, own, matched } = matchEntries(judged, input.entries, input.nowMs);
@@ -301,18 +310,50 @@ export function evaluateAttendance(input: {
       input.settings,
     ),
   ]);
+  const shiftDays = new Set(input.shifts.map((s) => `${s.employeeId}:${s.date}`));
   candidates.push(
     ...unplannedExceptions(
       input.entries.filter((e) => e.startMs >= input.fromMs),
       {
         matched,
-        shiftDays: new Set(input.shifts.map((s) => `${s.employeeId}:${s.date}`)),
+        shiftDays,
         plannedWorkplaceDays: new Set(input.shifts.map((s) => `${s.workplaceId}:${s.date}`)),
         workplaceOf: input.workplaceOf,
       },
     ),
   );
-  return reconcile(candidates, input.existing, new Set(judged.map((s) => s.id)), input.current);
+  const evaluation = reconcile(candidates, input.existing, new Set(judged.map((s) => s.id)), input.current);
+  const byKey = new Set(candidates.map((c) => c.key));
+  for (const old of input.existing)
+    if (
+      old.kind === 'unplanned' &&
+      !old.resolved &&
+      isUnplannedOver(old, { shiftDays, byKey, fromMs: input.fromMs, days: input.unplannedDays })
+    )
+      evaluation.resolve.push({ id: old.id, minutes: null });
+  return evaluation;
+}
+
+/**
+ * An open `unplanned` exception is over when a shift of the employee that day is published now, when
+ * no entry of that day counts any more, or when every entry of that day was judged again (started in
+ * the window) and none is unplanned. A day's entries unknown (no `days` given) judge nothing.
+ */
+function isUnplannedOver(
+  old: ExistingException,
+  input: {
+    shiftDays: ReadonlySet<string>;
+    byKey: ReadonlySet<string>;
+    fromMs: number;
+    days: ReadonlyMap<string, readonly number[]> | undefined;
+  },
+): boolean {
+  const day = `${old.employeeId}:${old.date}`;
+  if (input.shiftDays.has(day)) return true;
+  const starts = input.days?.get(day);
+  if (starts === undefined) return false;
+  if (starts.length === 0) return true;
+  return starts.every((ms) => ms >= input.fromMs) && !input.byKey.has(old.key);
 }
 
 function reconcile(

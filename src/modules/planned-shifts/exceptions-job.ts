@@ -13,6 +13,7 @@ import {
   publishedShiftsBetween,
   resolveException,
   shiftStates,
+  workedEntriesOfDays,
   workedEntriesBetween,
 } from './queries/exceptions.js';
 import {
@@ -95,6 +96,8 @@ const toExisting = (row: AttendanceExceptionRow): ExistingException => ({
   id: row.id,
   key: row.dedupe_key,
   kind: row.kind as ExceptionKind,
+  employeeId: row.employee_id,
+  date: row.date,
   plannedShiftId: row.planned_shift_id,
   shiftVersion: row.shift_version === null ? null : Number(row.shift_version),
   resolved: row.resolved_at !== null,
@@ -123,6 +126,12 @@ export async function judgeCompany(
   const open = existingRows.filter((r) => r.resolved_at === null && r.planned_shift_id !== null);
   const states = await shiftStates(tx, [...new Set(open.map((r) => r.planned_shift_id!))]);
   const employees = await employeesOfCompany(tx, companyId);
+  const openUnplanned = existingRows.filter((r) => r.resolved_at === null && r.kind === 'unplanned');
+  const unplannedDays = new Map<string, number[]>(
+    openUnplanned.map((r) => [`${r.employee_id}:${r.date}`, []]),
+  );
+  for (const entry of await workedEntriesOfDays(tx, openUnplanned))
+    unplannedDays.get(`${entry.employee_id}:${entry.work_date}`)?.push(Date.parse(entry.start_at));
   const judged = shifts.filter((s) => s.startMs >= fromMs && s.startMs <= nowMs);
   const evaluation = evaluateAttendance({
     nowMs,
@@ -142,6 +151,7 @@ export async function judgeCompany(
     ),
     excused: await excusedShiftIds(tx, companyId, judged),
     workplaceOf: new Map(employees.map((e) => [e.id, e.workplace_id])),
+    unplannedDays,
   });
   const refs = new Map(employees.map((e) => [e.id, { id: e.id, external_id: e.external_id }]));
   return record(tx, companyId, iso(nowMs), evaluation, refs);

@@ -1,5 +1,6 @@
 import type { Executor } from '../../platform/db/database.js';
-import { countReportExceptions, listReportShifts } from './queries/report.js';
+import { exceptionKey } from './exception-rules.js';
+import { listReportExceptions, listReportShifts, type ReportExceptionRow } from './queries/report.js';
 import { type RoundingPolicy } from './rounding.js';
 import { EXCEPTION_KINDS, type ExceptionKind } from './schemas.js';
 import { isRoundingMode } from './settings.js';
@@ -25,7 +26,10 @@ export async function plannedFigures(
   db: Executor,
   input: { companyId: string; employeeIds: readonly string[]; from: string; to: string },
 ): Promise<(employeeId: string) => PlannedFigures> {
-  const [shifts, counts] = await Promise.all([listReportShifts(db, input), countReportExceptions(db, input)]);
+  const [shifts, exceptions] = await Promise.all([
+    listReportShifts(db, input),
+    listReportExceptions(db, input),
+  ]);
   const figures = new Map<string, PlannedFigures>();
   const of = (employeeId: string) => {
     let found = figures.get(employeeId);
@@ -41,10 +45,36 @@ export async function plannedFigures(
     );
     byDate.set(shift.date, (byDate.get(shift.date) ?? 0) + seconds);
   }
-  for (const row of counts)
-    if ((EXCEPTION_KINDS as readonly string[]).includes(row.kind))
-      of(row.employee_id).exceptions[row.kind as ExceptionKind] += Number(row.n);
+  for (const row of exceptions)
+    if ((EXCEPTION_KINDS as readonly string[]).includes(row.kind) && standsInTotals(row))
+      of(row.employee_id).exceptions[row.kind as ExceptionKind] += 1;
   return (employeeId) => figures.get(employeeId) ?? { byDate: new Map(), exceptions: noExceptions() };
+}
+
+/** Entries that count as worked (the job's: open sessions included; drafts and rejected ones not). */
+const WORKED_STATUSES = ['open', 'pending_approval', 'approved'];
+
+/**
+ * Whether an exception counts in the report's totals (docs/timesheets.md, "Exceptions in totals"):
+ * only those that still stand. Void: one whose shift is deleted, no longer published or has other
+ * times now (the plan changed), or whose entry no longer counts (deleted, rejected). Over: a resolved
+ * `no_show` (the employee came: its `late_in` counts instead) and a resolved `unplanned` (the day was
+ * planned afterwards, or its work removed). A `missed_clock_out` counts once found, closed since or
+ * not: the clock-out was missed at the end, which is what payroll checks.
+ */
+export function standsInTotals(row: ReportExceptionRow): boolean {
+  if (row.planned_shift_id !== null) {
+    if (row.shift_status !== 'published' || row.shift_start_at === null || row.shift_end_at === null)
+      return false;
+    const times = { startMs: Date.parse(row.shift_start_at), endMs: Date.parse(row.shift_end_at) };
+    if (exceptionKey(row.kind as ExceptionKind, { id: row.planned_shift_id, ...times }) !== row.dedupe_key)
+      return false;
+  }
+  // An unplanned day stays open while any of its entries counts (the job): judged by resolved_at alone.
+  if (row.kind !== 'unplanned' && row.time_entry_id !== null) {
+    if (row.entry_status === null || !WORKED_STATUSES.includes(row.entry_status)) return false;
+  }
+  return row.kind === 'missed_clock_out' || row.resolved_at === null;
 }
 
 /** A day of the report as buildTimesheet makes it, with its planned seconds. */

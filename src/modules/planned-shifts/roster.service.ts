@@ -46,10 +46,22 @@ const timeOf = (view: ShiftView) => ({
   endTime: view.end.slice(11, 16),
 });
 
+/**
+ * What of the roster a person may see beyond the plan (review of issue 33, finding 8): the plan itself
+ * (employees' names and ids, workplaces, shifts) is for anyone who plans (97) or reads attendance (47);
+ * the exceptions are attendance data (47, as `attendance.read` on the public API) and the employees'
+ * email addresses are people data (52, or 47 whose screens already show them).
+ */
+export interface RosterVisibility {
+  exceptions: boolean;
+  emails: boolean;
+}
+
 export async function rosterOf(
   ctx: AppContext,
   person: ConsolePerson,
   query: { workplaceId?: string; from: string; to: string },
+  visible: RosterVisibility,
 ) {
   const { from, to } = dateRange(query);
   if (daysBetween(from, to) > MAX_ROSTER_DAYS)
@@ -61,12 +73,12 @@ export async function rosterOf(
   const listed = workplaces.map((w) => ({ id: w.id, name: w.name }));
   const empty = { workplaces: listed, workplace: null, timeZone: companyZone(person), from, to };
   if (query.workplaceId === undefined && workplaces.length === 0)
-    return { ...empty, employees: [], shifts: [], exceptions: [] };
+    return { ...empty, employees: [], shifts: [], exceptions: visible.exceptions ? [] : null };
   const workplace = await requireWorkplace(ctx, person, query.workplaceId ?? workplaces[0]!.id);
   const range = { companyId: person.companyId, workplaceId: workplace.id, from, to };
   const [shifts, exceptions] = await Promise.all([
     shiftsOfWorkplace(db, range),
-    exceptionsOfWorkplace(db, range),
+    visible.exceptions ? exceptionsOfWorkplace(db, range) : Promise.resolve([]),
   ]);
   const employees = await rosterEmployees(db, person.companyId, workplace.id, [
     ...new Set([...shifts.map((s) => s.employee_id), ...exceptions.map((x) => x.employee_id)]),
@@ -80,15 +92,17 @@ export async function rosterOf(
       externalId: e.external_id,
       firstName: e.first_name,
       lastName: e.last_name,
-      email: e.email,
+      email: visible.emails ? e.email : null,
     })),
     shifts: shifts.map((row) => {
       const view = shiftView(row, { id: row.employee_id, external_id: row.employee_external_id });
       return { ...view, ...timeOf(view) };
     }),
-    exceptions: exceptions.map((row) =>
-      exceptionView(row, { id: row.employee_id, external_id: row.employee_external_id }),
-    ),
+    exceptions: visible.exceptions
+      ? exceptions.map((row) =>
+          exceptionView(row, { id: row.employee_id, external_id: row.employee_external_id }),
+        )
+      : null,
   };
 }
 

@@ -186,7 +186,7 @@ const RosterEmployeeSchema = Type.Object({
   externalId: NullableOut(Type.String()),
   firstName: NullableOut(Type.String()),
   lastName: NullableOut(Type.String()),
-  email: Type.String(),
+  email: NullableOut(Type.String({ description: 'null without permission 47 or 52 (people data)' })),
 });
 
 export const RosterSchema = Type.Object({
@@ -209,7 +209,11 @@ export const RosterSchema = Type.Object({
       endTime: Type.String({ description: 'HH:MM in the workplace zone' }),
     }),
   ),
-  exceptions: Type.Array(AttendanceExceptionSchema),
+  exceptions: NullableOut(
+    Type.Array(AttendanceExceptionSchema, {
+      description: "the days' exceptions; null without permission 47 (attendance data)",
+    }),
+  ),
 });
 
 export const RosterShiftBodySchema = Type.Object(

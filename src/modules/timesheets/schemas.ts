@@ -121,7 +121,10 @@ export const TimesheetSchema = Type.Object({
         missed_clock_out: Type.Integer(),
         unplanned: Type.Integer(),
       },
-      { description: 'attendance exceptions dated in the range, per kind (may grow)' },
+      {
+        description:
+          'attendance exceptions dated in the range that still stand, per kind (may grow): open ones, and every missed_clock_out; not a no_show made good by a clock-in, nor one whose shift or entry is gone (docs/timesheets.md)',
+      },
     ),
   }),
 });

@@ -8,7 +8,8 @@ export interface RosterEmployee {
   externalId: string | null;
   firstName: string | null;
   lastName: string | null;
-  email: string;
+  /** null without permission 47 or 52 (people data). */
+  email: string | null;
 }
 
 export interface RosterShift {
@@ -45,7 +46,8 @@ export interface Roster {
   to: string;
   employees: RosterEmployee[];
   shifts: RosterShift[];
-  exceptions: RosterException[];
+  /** null without permission 47 (attendance data): the screen shows no exceptions then. */
+  exceptions: RosterException[] | null;
 }
 
 /** The form of one shift: a day of the workplace and wall-clock times in its zone. */

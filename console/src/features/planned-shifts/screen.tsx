@@ -82,17 +82,19 @@ function RosterWeek(props: {
           days={props.days}
           employees={roster.employees}
           shifts={roster.shifts}
-          exceptions={roster.exceptions}
+          exceptions={roster.exceptions ?? []}
           canEdit={props.canEdit}
           onAdd={(employeeId, date) => edit.open(null, newDraft(employeeId, date))}
           onEdit={(shift) => edit.open(shift, draftOf(shift))}
           onMove={(shift, by) => void edit.move(shift, by)}
         />
       </section>
-      <section class="card" aria-labelledby="roster-exceptions-heading">
-        <h2 id="roster-exceptions-heading">Exceptions this week</h2>
-        <ExceptionList exceptions={roster.exceptions} employees={roster.employees} />
-      </section>
+      {roster.exceptions === null ? null : (
+        <section class="card" aria-labelledby="roster-exceptions-heading">
+          <h2 id="roster-exceptions-heading">Exceptions this week</h2>
+          <ExceptionList exceptions={roster.exceptions} employees={roster.employees} />
+        </section>
+      )}
       <ShiftDialog
         open={edit.editing !== null}
         editing={edit.editing?.shift != null}

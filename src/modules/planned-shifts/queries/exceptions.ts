@@ -88,6 +88,28 @@ export async function workedEntriesBetween(
     .execute();
 }
 
+/**
+ * The worked entries of these employee-days (the open `unplanned` exceptions'), wherever they started:
+ * whether the day still has work that counts.
+ */
+export async function workedEntriesOfDays(
+  db: Executor,
+  days: readonly { employee_id: string; date: string }[],
+): Promise<{ employee_id: string; work_date: string; start_at: string }[]> {
+  if (days.length === 0) return [];
+  const employeeIds = [...new Set(days.map((d) => d.employee_id))];
+  const dates = [...new Set(days.map((d) => d.date))];
+  const wanted = new Set(days.map((d) => `${d.employee_id}:${d.date}`));
+  const rows = await db
+    .selectFrom('time_entries')
+    .select(['employee_id', 'work_date', 'start_at'])
+    .where('employee_id', 'in', employeeIds)
+    .where('work_date', 'in', dates)
+    .where('status', 'in', WORKED_STATUSES)
+    .execute();
+  return rows.filter((row) => wanted.has(`${row.employee_id}:${row.work_date}`));
+}
+
 /** The company's undeleted employees: their external ids and workplaces. */
 export async function employeesOfCompany(
   db: Executor,
