@@ -64,6 +64,11 @@ export interface WebhookConfig {
   readonly dispatch: boolean;
   /** WEBHOOK_LEASE_SECONDS: how long a claimed delivery is held; a crashed instance's claims are sent again after it. */
   readonly leaseSeconds: number;
+  /**
+   * WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT: attempts of one endpoint in flight at once, across instances.
+   * Deliveries carry no order promise; 1 sends an endpoint's first attempts one at a time, oldest due first.
+   */
+  readonly maxInFlightPerEndpoint: number;
 }
 
 /**
@@ -122,7 +127,21 @@ function webhookConfig(env: NodeJS.ProcessEnv): WebhookConfig {
     dispatch: booleanFlag('WEBHOOK_DISPATCH', env.WEBHOOK_DISPATCH, true),
     // At least the 10 s an attempt may take, or a slow attempt's delivery would be sent twice.
     leaseSeconds: leaseSeconds(env.WEBHOOK_LEASE_SECONDS),
+    maxInFlightPerEndpoint: maxInFlightPerEndpoint(env.WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT),
   };
+}
+
+/** The default of WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT (2 until bench/webhooks.mjs measured it). */
+export const DEFAULT_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT = 16;
+
+function maxInFlightPerEndpoint(raw: string | undefined): number {
+  const value = positiveInteger(
+    'WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT',
+    raw,
+    DEFAULT_WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT,
+  );
+  if (value > 64) throw new ConfigError('WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT must be 64 or less');
+  return value;
 }
 
 function leaseSeconds(raw: string | undefined): number {

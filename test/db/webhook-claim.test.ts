@@ -114,7 +114,9 @@ describe.each(testDialects())('the webhook claim ($name)', (dialect) => {
 
   it('keeps each endpoint within its attempts in flight, oldest due first, and frees them when leases run out', async () => {
     // The statistics test (PostgreSQL) claimed the first three until LEASE: start after it.
-    const first = await database.transaction((tx) => claimDue(tx, 'one', LATER, LATER_LEASE, 20));
+    const first = await database.transaction((tx) =>
+      claimDue(tx, 'one', LATER, LATER_LEASE, 20, MAX_IN_FLIGHT_PER_ENDPOINT),
+    );
     expect(first.map((d) => d.id)).toEqual([
       'backlogged-000000',
       'backlogged-000001',

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkUrl, refusalOf, vetHost } from '../../src/modules/webhooks/address-guard.js';
-import { postWebhook } from '../../src/modules/webhooks/outbound.js';
+import { keepAliveAgents, postWebhook } from '../../src/modules/webhooks/outbound.js';
 import { openSecret, sealSecret, newWebhookSecret } from '../../src/modules/webhooks/secrets.js';
 import { retryDelayMs } from '../../src/modules/webhooks/dispatcher.js';
 import { signatureHeader } from '../../src/domain/webhook-signature.js';
@@ -126,6 +126,73 @@ describe('postWebhook', () => {
     const never = () => new Promise<{ address: string; family: number }[]>(() => {});
     const hung = await postWebhook(`http://receiver.test:${port}/`, {}, '{}', allowed, 300, never);
     expect(hung).toMatchObject({ status: null, error: 'timeout after 300 ms' });
+  });
+});
+
+describe('postWebhook over kept-alive connections (issue 36)', () => {
+  let server: Server;
+  let port = 0;
+  let connections = 0;
+  /** Requests served per connection; the connection's second request is cut off when `cutSecond`. */
+  let cutSecond = false;
+  let requests = 0;
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      requests++;
+      const socket = request.socket as typeof request.socket & { served?: number };
+      socket.served = (socket.served ?? 0) + 1;
+      request.resume();
+      request.on('end', () => {
+        // A receiver that closed the kept connection as the next request arrived on it.
+        if (cutSecond && socket.served === 2) socket.destroy();
+        else response.writeHead(204).end();
+      });
+    });
+    server.on('connection', () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  const allowed = { allowHttp: true, allowedHosts: ['127.0.0.1'] };
+
+  it('sends one endpoint’s deliveries over one connection, and still vets every send', async () => {
+    const agents = keepAliveAgents();
+    try {
+      connections = 0;
+      for (let i = 0; i < 5; i++)
+        expect(
+          (await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', allowed, 1000, vetHost, agents)).status,
+        ).toBe(204);
+      expect(connections).toBe(1);
+      // A kept connection is no way around the guard: a policy that does not list loopback is refused.
+      const refused = await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', OPEN, 1000, vetHost, agents);
+      expect(refused.error).toMatch(/^refused/);
+      expect(connections).toBe(1);
+    } finally {
+      agents.destroy();
+    }
+  });
+
+  it('a kept connection the receiver closed is replaced by a new one within the same attempt', async () => {
+    const agents = keepAliveAgents();
+    try {
+      cutSecond = true;
+      connections = 0;
+      requests = 0;
+      expect(
+        (await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', allowed, 1000, vetHost, agents)).status,
+      ).toBe(204);
+      const second = await postWebhook(`http://127.0.0.1:${port}/`, {}, '{}', allowed, 1000, vetHost, agents);
+      expect(second).toMatchObject({ status: 204, error: null });
+      expect(connections).toBe(2);
+      expect(requests).toBe(3);
+    } finally {
+      cutSecond = false;
+      agents.destroy();
+    }
   });
 });
 

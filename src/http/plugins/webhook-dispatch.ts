@@ -15,6 +15,7 @@ export const webhookDispatchPlugin = fp(
       retryDelaysSeconds: config.webhooks.retryDelaysSeconds,
       pollIntervalMs: config.webhooks.pollIntervalMs,
       leaseMs: config.webhooks.leaseSeconds * 1000,
+      maxInFlightPerEndpoint: config.webhooks.maxInFlightPerEndpoint,
       onAttempt: (outcome, seconds) => {
         metrics.webhookDeliveries.inc({ outcome });
         metrics.webhookDeliveryDuration.observe({ outcome }, seconds);

@@ -1,12 +1,15 @@
 import { type ExpressionBuilder, sql } from 'kysely';
-import { type Executor, type Tx, rowLocks } from '../../platform/db/database.js';
+import { type Executor, type Tx, rowLocks, transactionLock } from '../../platform/db/database.js';
 import { type Schema } from '../../platform/db/schema.js';
 import { type DeliveryRow } from './queries.js';
 
 // The dispatcher's statements: fan-out, claims with leases, outcomes (queries.ts holds the endpoints'
 // and deliveries' reads and writes for the API).
 
-/** Attempts of one endpoint in flight at once (claimed and not yet recorded), across instances. */
+/**
+ * Attempts of one endpoint in flight at once (claimed and not yet recorded), across instances, when the
+ * caller names no other (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT, config.ts, sets the server's).
+ */
 export const MAX_IN_FLIGHT_PER_ENDPOINT = 2;
 
 /** Active endpoints with events in the log they have not been given yet, furthest behind first. */
@@ -66,7 +69,7 @@ const keyAlive = (nowIso: string) =>
  * MAX_IN_FLIGHT_PER_ENDPOINT leases in flight: their id, oldest due time and leases held, oldest due
  * first. Each endpoint costs two index probes (0013-production), whatever its backlog.
  */
-async function endpointsWithDue(tx: Tx, nowIso: string, limit: number) {
+async function endpointsWithDue(tx: Tx, nowIso: string, limit: number, perEndpoint: number) {
   const rows = await tx
     .selectFrom((db) =>
       db
@@ -97,7 +100,7 @@ async function endpointsWithDue(tx: Tx, nowIso: string, limit: number) {
     )
     .selectAll()
     .where('e.oldest_due', 'is not', null)
-    .where('e.held', '<', MAX_IN_FLIGHT_PER_ENDPOINT)
+    .where('e.held', '<', perEndpoint)
     .orderBy('e.oldest_due')
     .orderBy('e.id')
     .limit(limit)
@@ -113,8 +116,8 @@ async function endpointsWithDue(tx: Tx, nowIso: string, limit: number) {
  * and one that read the whole backlog (a window over every pending delivery, as until issue 36's soak)
  * grew with it until it took the whole CPU.
  */
-async function fairShare(tx: Tx, nowIso: string, limit: number): Promise<string[]> {
-  const endpoints = await endpointsWithDue(tx, nowIso, limit);
+async function fairShare(tx: Tx, nowIso: string, limit: number, perEndpoint: number): Promise<string[]> {
+  const endpoints = await endpointsWithDue(tx, nowIso, limit, perEndpoint);
   if (endpoints.length === 0) return [];
   const arms = endpoints.map((endpoint) =>
     tx
@@ -128,7 +131,7 @@ async function fairShare(tx: Tx, nowIso: string, limit: number): Promise<string[
           .where(unleased(nowIso))
           .orderBy('next_attempt_at')
           .orderBy('id')
-          .limit(MAX_IN_FLIGHT_PER_ENDPOINT - endpoint.held)
+          .limit(perEndpoint - endpoint.held)
           .as('d'),
       )
       .selectAll(),
@@ -149,12 +152,23 @@ async function fairShare(tx: Tx, nowIso: string, limit: number): Promise<string[
  * Claims up to `limit` due deliveries of active endpoints for `owner` until `leaseUntil`. PostgreSQL:
  * rows another instance is claiming are skipped (FOR UPDATE SKIP LOCKED); SQLite: the transaction
  * holds the write lock (BEGIN IMMEDIATE), so claims of two processes on one file run one after the
- * other and the second sees the first's lease.
+ * other and the second sees the first's lease. PostgreSQL: claims also take one advisory lock, so two
+ * instances' claims run one after the other too and the second counts the first's leases: each endpoint
+ * stays within `perEndpoint` attempts in flight across instances (without it, two claims at the same
+ * moment each saw the other's leases uncommitted and took a full share each).
  */
-export async function claimDue(tx: Tx, owner: string, nowIso: string, leaseUntil: string, limit: number) {
+export async function claimDue(
+  tx: Tx,
+  owner: string,
+  nowIso: string,
+  leaseUntil: string,
+  limit: number,
+  perEndpoint = MAX_IN_FLIGHT_PER_ENDPOINT,
+) {
+  await transactionLock(tx, 'webhook-claims');
   // Fairness (fairShare): the candidates are chosen by statements of their own that read only a few
   // rows per endpoint; the locking statement checks every condition again.
-  const candidates = await fairShare(tx, nowIso, limit);
+  const candidates = await fairShare(tx, nowIso, limit, perEndpoint);
   if (candidates.length === 0) return [];
   const due = await tx
     .selectFrom('webhook_deliveries')
@@ -204,32 +218,36 @@ export async function endpointsByIds(db: Executor, ids: string[]) {
   return db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', ids).execute();
 }
 
-/** The delivery, locked, while `owner` still holds its lease; undefined when the lease was lost. */
-export async function leasedDelivery(tx: Tx, id: string, owner: string) {
+/**
+ * The endpoints' failure states, locked (PostgreSQL) in id order before any of their deliveries: the
+ * order a deletion takes (endpoint, then deliveries), and two batches lock endpoints in one order.
+ * Deleted endpoints are missing.
+ */
+export async function endpointsFailureState(tx: Tx, ids: string[]) {
+  if (ids.length === 0) return [];
+  return tx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'failing_since', 'status'])
+    .where('id', 'in', ids)
+    .orderBy('id')
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .execute();
+}
+
+/** The deliveries among `ids`, locked in id order, with their lease owner (the caller checks it is theirs). */
+export async function leasedDeliveries(tx: Tx, ids: string[]) {
+  if (ids.length === 0) return [];
   return tx
     .selectFrom('webhook_deliveries')
-    .select(['id', 'endpoint_id', 'attempts', 'state'])
-    .where('id', '=', id)
-    .where('lease_owner', '=', owner)
+    .select(['id', 'endpoint_id', 'attempts', 'state', 'lease_owner'])
+    .where('id', 'in', ids)
+    .orderBy('id')
     .$if(rowLocks(tx), (q) => q.forUpdate())
-    .executeTakeFirst();
+    .execute();
 }
 
 export async function updateDelivery(tx: Tx, id: string, set: Partial<DeliveryRow>): Promise<void> {
   await tx.updateTable('webhook_deliveries').set(set).where('id', '=', id).execute();
-}
-
-/**
- * The endpoint's failure state, locked (PostgreSQL) before its delivery is: the same order as a
- * deletion (endpoint, then deliveries), so the two never deadlock.
- */
-export async function endpointFailureState(tx: Tx, id: string) {
-  return tx
-    .selectFrom('webhook_endpoints')
-    .select(['failing_since', 'status'])
-    .where('id', '=', id)
-    .$if(rowLocks(tx), (q) => q.forUpdate())
-    .executeTakeFirst();
 }
 
 /** A success ends the endpoint's failing streak: conditional, so a stale copy never decides it. */

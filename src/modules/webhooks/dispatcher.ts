@@ -3,15 +3,16 @@ import { signatureHeader } from '../../domain/webhook-signature.js';
 import { type AppContext } from '../context.js';
 import { readEventsAfter, sequenceOf } from '../events/queries.js';
 import { type OutboundPolicy } from './address-guard.js';
-import { type SendOutcome, postWebhook } from './outbound.js';
+import { type OutboundAgents, type SendOutcome, keepAliveAgents, postWebhook } from './outbound.js';
 import {
+  MAX_IN_FLIGHT_PER_ENDPOINT,
   claimDue,
   clearFailingSince,
-  endpointFailureState,
   endpointsBehind,
   endpointsByIds,
+  endpointsFailureState,
   endpointsOfDeadKeys,
-  leasedDelivery,
+  leasedDeliveries,
   lockEndpointForFanOut,
   releaseLeases,
   updateDelivery,
@@ -32,9 +33,10 @@ import { receivableTypes } from './endpoints.js';
  *    the cursor moves only with the deliveries it made.
  * 2. Claim. Due deliveries are leased (lease_owner, lease_until) in a short transaction (PostgreSQL:
  *    FOR UPDATE SKIP LOCKED; SQLite: BEGIN IMMEDIATE), which commits before any HTTP call.
- * 3. Send, with no transaction open; then record the outcome in a transaction that first checks the
- *    lease is still ours. A process killed between send and record leaves a lease that runs out, and
- *    the attempt is made again: at least once.
+ * 3. Send, with no transaction open (over kept-alive connections); then record the outcome in a
+ *    transaction that first checks the lease is still ours. Outcomes that come in while one such
+ *    transaction runs are recorded together in the next (one commit for many). A process killed
+ *    between send and record leaves a lease that runs out, and the attempt is made again: at least once.
  */
 
 /**
@@ -43,7 +45,9 @@ import { receivableTypes } from './endpoints.js';
  * has passed; one that stops cleanly gives them back at once.
  */
 const LEASE_MS = 30_000;
-const CLAIM_BATCH = 20;
+const CLAIM_BATCH = 32;
+/** Outcomes recorded in one transaction at most. */
+const RECORD_BATCH = 100;
 const FAN_OUT_BATCH = 500;
 /** An endpoint whose every attempt failed for this long is disabled. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 86_400_000;
@@ -52,6 +56,17 @@ const KEY_SWEEP_MS = 5_000;
 
 export type AttemptOutcome = 'success' | 'failure' | 'gone' | 'refused';
 
+/** A finished send waiting to be recorded. */
+interface Finished {
+  owner: string;
+  id: string;
+  endpointId: string;
+  kind: AttemptOutcome;
+  outcome: SendOutcome;
+  resolve: () => void;
+  reject: (error: unknown) => void;
+}
+
 export interface DispatcherOptions {
   key: Buffer;
   policy: OutboundPolicy;
@@ -59,6 +74,8 @@ export interface DispatcherOptions {
   pollIntervalMs: number;
   /** How long a claim holds its deliveries (default 30 s). */
   leaseMs?: number;
+  /** Attempts of one endpoint in flight at once, across instances (WEBHOOK_MAX_IN_FLIGHT_PER_ENDPOINT). */
+  maxInFlightPerEndpoint?: number;
   onAttempt?: (outcome: AttemptOutcome, seconds: number) => void;
   onError?: (error: unknown) => void;
   /** A refused target's details (resolved addresses), for the server's log: never stored or shown. */
@@ -85,14 +102,28 @@ export class WebhookDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
   /** Lease owners (one per claim) with deliveries not yet recorded: released when stopping. */
   private readonly owners = new Map<string, number>();
+  /** Outcomes waiting for the recording transaction under way to end. */
+  private finished: Finished[] = [];
+  private recording: Promise<void> | null = null;
+  private agents: OutboundAgents | null = null;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly options: DispatcherOptions,
   ) {}
 
+  private get perEndpoint(): number {
+    return this.options.maxInFlightPerEndpoint ?? MAX_IN_FLIGHT_PER_ENDPOINT;
+  }
+
+  /** The instance's sends in flight at most: every endpoint's share fits at least once. */
+  private get claimBatch(): number {
+    return Math.max(CLAIM_BATCH, this.perEndpoint);
+  }
+
   start(): void {
     this.stopped = false;
+    this.agents ??= keepAliveAgents();
     this.schedule(0);
   }
 
@@ -108,6 +139,8 @@ export class WebhookDispatcher {
     this.timer = null;
     await this.running;
     await Promise.all([...this.inFlight]);
+    this.agents?.destroy();
+    this.agents = null;
     const owners = [...this.owners.keys()];
     this.owners.clear();
     return releaseLeases(this.ctx.database.db, owners);
@@ -142,7 +175,7 @@ export class WebhookDispatcher {
     }
     await this.fanOut();
     for (let i = 0; i < 10 && !this.stopped; i++) {
-      const wanted = CLAIM_BATCH - this.inFlight.size;
+      const wanted = this.claimBatch - this.inFlight.size;
       if (wanted <= 0) break;
       const claimed = await this.sendDue();
       if (claimed < wanted) break;
@@ -224,7 +257,7 @@ export class WebhookDispatcher {
    * round, so a slow receiver holds only its own slots, not the whole batch.
    */
   async sendDue(): Promise<number> {
-    const wanted = CLAIM_BATCH - this.inFlight.size;
+    const wanted = this.claimBatch - this.inFlight.size;
     if (wanted <= 0) return 0;
     const owner = newId();
     const now = this.ctx.now();
@@ -235,6 +268,7 @@ export class WebhookDispatcher {
         new Date(now).toISOString(),
         new Date(now + (this.options.leaseMs ?? LEASE_MS)).toISOString(),
         wanted,
+        this.perEndpoint,
       ),
     );
     if (claimed.length === 0) return 0;
@@ -304,15 +338,17 @@ export class WebhookDispatcher {
       },
       delivery.payload,
       this.options.policy,
+      undefined,
+      undefined,
+      this.agents ?? undefined,
     );
   }
 
-  private async record(
-    owner: string,
-    id: string,
-    endpoint: EndpointRow,
-    outcome: SendOutcome,
-  ): Promise<void> {
+  /**
+   * Records an outcome: queued, and written with the others that finished meanwhile in one transaction
+   * (recordBatch); resolves once it is recorded (or found no longer ours), rejects if it could not be.
+   */
+  private record(owner: string, id: string, endpoint: EndpointRow, outcome: SendOutcome): Promise<void> {
     const status = outcome.status;
     const kind: AttemptOutcome =
       status !== null && status >= 200 && status < 300
@@ -323,54 +359,109 @@ export class WebhookDispatcher {
             ? 'refused'
             : 'failure';
     this.options.onAttempt?.(kind, outcome.durationMs / 1000);
+    return new Promise<void>((resolve, reject) => {
+      this.finished.push({ owner, id, endpointId: endpoint.id, kind, outcome, resolve, reject });
+      this.flush();
+    });
+  }
+
+  /** Starts a recording transaction for the outcomes waiting, unless one is under way (it calls again). */
+  private flush(): void {
+    if (this.recording !== null || this.finished.length === 0) return;
+    const batch = this.finished.splice(0, RECORD_BATCH);
+    this.recording = this.recordBatch(batch)
+      .then(
+        () => batch.forEach((f) => f.resolve()),
+        async () => {
+          // The batch's transaction failed: each outcome alone, so none holds back the others.
+          for (const f of batch) await this.recordBatch([f]).then(f.resolve, f.reject);
+        },
+      )
+      .finally(() => {
+        this.recording = null;
+        this.flush();
+      });
+  }
+
+  /**
+   * Records finished sends in one transaction: their endpoints locked first (id order), then their
+   * deliveries (id order), the order deleteEndpoint locks them in; each outcome is written only while
+   * its lease is still held, and the endpoints' failure state follows the outcomes in the order they
+   * came, as if recorded one by one.
+   */
+  private async recordBatch(batch: Finished[]): Promise<void> {
     await this.ctx.database.transaction(async (tx) => {
-      // Endpoint first, then its delivery: the order deleteEndpoint locks them in.
-      const current = await endpointFailureState(tx, endpoint.id);
-      if (!current) return; // deleted meanwhile, with its deliveries
-      const delivery = await leasedDelivery(tx, id, owner);
-      if (!delivery || delivery.state !== 'pending') return; // the lease ran out and another instance took over
+      const endpointIds = [...new Set(batch.map((f) => f.endpointId))].sort();
+      const endpoints = new Map(
+        (await endpointsFailureState(tx, endpointIds)).map((e) => [
+          e.id,
+          { failing_since: e.failing_since, status: e.status },
+        ]),
+      );
+      const deliveries = new Map(
+        (await leasedDeliveries(tx, [...new Set(batch.map((f) => f.id))].sort())).map((d) => [d.id, d]),
+      );
       const now = this.ctx.now();
       const at = new Date(now).toISOString();
-      const attempts = Number(delivery.attempts) + 1;
-      const common = {
-        attempts,
-        lease_owner: null,
-        lease_until: null,
-        last_status: status,
-        last_error: outcome.error,
-        last_duration_ms: outcome.durationMs,
-        last_attempt_at: at,
-      };
-      if (kind === 'success') {
-        await updateDelivery(tx, id, { ...common, state: 'succeeded', next_attempt_at: null });
-        if (current.failing_since !== null) await clearFailingSince(tx, endpoint.id);
-        return;
-      }
-      if (kind === 'gone') {
-        await updateDelivery(tx, id, { ...common, state: 'failed', next_attempt_at: null });
-        await updateEndpointRow(tx, endpoint.id, {
-          status: 'disabled',
-          disabled_reason: 'the receiver answered 410 Gone',
-          updated_at: at,
+      for (const { owner, id, endpointId, kind, outcome } of batch) {
+        const current = endpoints.get(endpointId);
+        if (!current) continue; // deleted meanwhile, with its deliveries
+        const delivery = deliveries.get(id);
+        // The lease ran out and another instance took over (or the outcome is already recorded).
+        if (!delivery || delivery.lease_owner !== owner || delivery.state !== 'pending') continue;
+        const status = outcome.status;
+        const attempts = Number(delivery.attempts) + 1;
+        const common = {
+          attempts,
+          lease_owner: null,
+          lease_until: null,
+          last_status: status,
+          last_error: outcome.error,
+          last_duration_ms: outcome.durationMs,
+          last_attempt_at: at,
+        };
+        // What later outcomes of this batch see.
+        delivery.lease_owner = null;
+        if (kind === 'success') {
+          delivery.state = 'succeeded';
+          await updateDelivery(tx, id, { ...common, state: 'succeeded', next_attempt_at: null });
+          if (current.failing_since !== null) await clearFailingSince(tx, endpointId);
+          current.failing_since = null;
+          continue;
+        }
+        if (kind === 'gone') {
+          delivery.state = 'failed';
+          await updateDelivery(tx, id, { ...common, state: 'failed', next_attempt_at: null });
+          await updateEndpointRow(tx, endpointId, {
+            status: 'disabled',
+            disabled_reason: 'the receiver answered 410 Gone',
+            updated_at: at,
+          });
+          current.status = 'disabled';
+          continue;
+        }
+        const delay = retryDelayMs(this.options.retryDelaysSeconds, attempts);
+        delivery.state = delay === null ? 'failed' : 'pending';
+        await updateDelivery(tx, id, {
+          ...common,
+          state: delay === null ? 'failed' : 'pending',
+          next_attempt_at: delay === null ? null : new Date(now + delay).toISOString(),
         });
-        return;
+        if (current.failing_since === null) {
+          await updateEndpointRow(tx, endpointId, { failing_since: at });
+          current.failing_since = at;
+        } else if (
+          current.status === 'active' &&
+          Date.parse(current.failing_since) <= now - DISABLE_AFTER_FAILING_MS
+        ) {
+          await updateEndpointRow(tx, endpointId, {
+            status: 'disabled',
+            disabled_reason: `every delivery failed for 5 days (last: ${status !== null ? `status ${status}` : outcome.error})`,
+            updated_at: at,
+          });
+          current.status = 'disabled';
+        }
       }
-      const delay = retryDelayMs(this.options.retryDelaysSeconds, attempts);
-      await updateDelivery(tx, id, {
-        ...common,
-        state: delay === null ? 'failed' : 'pending',
-        next_attempt_at: delay === null ? null : new Date(now + delay).toISOString(),
-      });
-      if (current.failing_since === null) await updateEndpointRow(tx, endpoint.id, { failing_since: at });
-      else if (
-        current.status === 'active' &&
-        Date.parse(current.failing_since) <= now - DISABLE_AFTER_FAILING_MS
-      )
-        await updateEndpointRow(tx, endpoint.id, {
-          status: 'disabled',
-          disabled_reason: `every delivery failed for 5 days (last: ${status !== null ? `status ${status}` : outcome.error})`,
-          updated_at: at,
-        });
     });
   }
 }

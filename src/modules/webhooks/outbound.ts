@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { type OutboundPolicy, UnsafeTarget, checkUrl, hostOf, vetHost } from './address-guard.js';
 
@@ -16,6 +16,35 @@ export interface SendOutcome {
   detail?: string;
   durationMs: number;
 }
+
+/**
+ * Keep-alive connections for the dispatcher's sends: a connection to a receiver (host and port) is
+ * used again by its next delivery instead of a new TCP (and TLS) handshake each. A connection is made
+ * only through `guardedLookup` (the address it connects to was vetted), and every send still vets the
+ * URL's host first. An idle connection is closed after `idleMs` (below the 5 s many servers keep one).
+ */
+export interface OutboundAgents {
+  http: HttpAgent;
+  https: HttpsAgent;
+  destroy(): void;
+}
+
+export function keepAliveAgents(idleMs = 4_000): OutboundAgents {
+  const options = { keepAlive: true, timeout: idleMs, scheduling: 'lifo' as const };
+  const http = new HttpAgent(options);
+  const https = new HttpsAgent(options);
+  return {
+    http,
+    https,
+    destroy() {
+      http.destroy();
+      https.destroy();
+    },
+  };
+}
+
+/** Errors of a kept-alive connection the receiver had closed meanwhile: the request never reached it. */
+const STALE_CONNECTION = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
 
 /**
  * A `lookup` for the socket that resolves the host itself and hands the socket only a vetted
@@ -35,11 +64,97 @@ export function guardedLookup(policy: OutboundPolicy, vet: typeof vetHost = vetH
   };
 }
 
+/** What one request needs: the vetted URL, the attempt's start and deadline, the answer's shape. */
+interface Request {
+  url: URL;
+  headers: Record<string, string>;
+  body: string;
+  policy: OutboundPolicy;
+  vet: typeof vetHost;
+  started: number;
+  timeoutMs: number;
+  done: (status: number | null, error: string | null) => SendOutcome;
+}
+
+/**
+ * One HTTP request of an attempt, on `agent`'s kept connections (or a new one with `false`); 'stale'
+ * when a kept connection turned out closed by the receiver before any answer.
+ */
+function requestOnce(
+  { url, headers, body, policy, vet, started, timeoutMs, done }: Request,
+  agent: HttpAgent | false,
+): Promise<SendOutcome | 'stale'> {
+  return new Promise<SendOutcome | 'stale'>((resolve) => {
+    let settled = false;
+    let answered = false;
+    const finish = (status: number | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(done(status, error));
+    };
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        agent,
+        lookup: guardedLookup(policy, vet),
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'content-length': String(Buffer.byteLength(body)),
+          'user-agent': 'Punchclock-Webhooks/1',
+        },
+      },
+      (response: IncomingMessage) => {
+        answered = true;
+        let read = 0;
+        response.on('data', (chunk: Buffer) => {
+          read += chunk.length;
+          if (read >= MAX_RESPONSE_BYTES) {
+            finish(response.statusCode ?? null, null);
+            response.destroy();
+          }
+        });
+        response.on('end', () => finish(response.statusCode ?? null, null));
+        response.on('error', () => finish(response.statusCode ?? null, null));
+      },
+    );
+    const timer = setTimeout(
+      () => {
+        finish(null, `timeout after ${timeoutMs} ms`);
+        request.destroy();
+      },
+      Math.max(1, timeoutMs - (performance.now() - started)),
+    );
+    request.on('error', (error: NodeJS.ErrnoException) => {
+      if (
+        !settled &&
+        !answered &&
+        request.reusedSocket &&
+        error.code !== undefined &&
+        STALE_CONNECTION.has(error.code)
+      ) {
+        settled = true;
+        clearTimeout(timer);
+        resolve('stale');
+        return;
+      }
+      const refused = error instanceof UnsafeTarget;
+      finish(null, refused ? `refused: ${error.message}` : `network error: ${error.code ?? error.message}`);
+    });
+    request.end(body);
+  });
+}
+
 /**
  * POSTs one delivery: no redirects followed (a 3xx is an answer like any other non-2xx), at most
  * 10 s in all (name resolution included: the deadline starts before it, so one attempt never
  * outlasts the dispatcher's 30 s lease), at most 64 KiB of the answer read. Never throws. `vet`
- * resolves and vets the host (tests give a slow one).
+ * resolves and vets the host (tests give a slow one). With `agents`, connections are kept alive and
+ * used again; a kept connection found closed by the receiver before any answer is replaced by a new
+ * one once, within the same deadline.
  */
 export async function postWebhook(
   target: string,
@@ -48,6 +163,7 @@ export async function postWebhook(
   policy: OutboundPolicy,
   timeoutMs = DELIVERY_TIMEOUT_MS,
   vet: typeof vetHost = vetHost,
+  agents?: OutboundAgents,
 ): Promise<SendOutcome> {
   const started = performance.now();
   const done = (status: number | null, error: string | null): SendOutcome => ({
@@ -76,50 +192,11 @@ export async function postWebhook(
   } finally {
     clearTimeout(deadlineTimer);
   }
-  const remainingMs = Math.max(1, timeoutMs - (performance.now() - started));
-  return new Promise<SendOutcome>((resolve) => {
-    let settled = false;
-    const finish = (status: number | null, error: string | null) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(done(status, error));
-    };
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const request = send(
-      url,
-      {
-        method: 'POST',
-        agent: false,
-        lookup: guardedLookup(policy, vet),
-        headers: {
-          ...headers,
-          'content-type': 'application/json',
-          'content-length': String(Buffer.byteLength(body)),
-          'user-agent': 'Punchclock-Webhooks/1',
-        },
-      },
-      (response: IncomingMessage) => {
-        let read = 0;
-        response.on('data', (chunk: Buffer) => {
-          read += chunk.length;
-          if (read >= MAX_RESPONSE_BYTES) {
-            finish(response.statusCode ?? null, null);
-            response.destroy();
-          }
-        });
-        response.on('end', () => finish(response.statusCode ?? null, null));
-        response.on('error', () => finish(response.statusCode ?? null, null));
-      },
-    );
-    const timer = setTimeout(() => {
-      finish(null, `timeout after ${timeoutMs} ms`);
-      request.destroy();
-    }, remainingMs);
-    request.on('error', (error: NodeJS.ErrnoException) => {
-      const refused = error instanceof UnsafeTarget;
-      finish(null, refused ? `refused: ${error.message}` : `network error: ${error.code ?? error.message}`);
-    });
-    request.end(body);
-  });
+  const request: Request = { url, headers, body, policy, vet, started, timeoutMs, done };
+  const agent = agents === undefined ? false : url.protocol === 'https:' ? agents.https : agents.http;
+  const first = await requestOnce(request, agent);
+  if (first !== 'stale') return first;
+  // The receiver closed the kept connection as it was used: once more, on a new connection.
+  const second = await requestOnce(request, false);
+  return second === 'stale' ? done(null, 'network error: ECONNRESET') : second;
 }

@@ -99,6 +99,15 @@ export async function tryTransactionLock(tx: Tx, name: string): Promise<boolean>
 }
 
 /**
+ * Takes a lock named `name` for the rest of the transaction, waiting for the transaction (in any process
+ * on the database) that holds it: for short critical sections such as a claim. PostgreSQL: an advisory
+ * transaction lock. SQLite: nothing to do, as above.
+ */
+export async function transactionLock(tx: Tx, name: string): Promise<void> {
+  if (isPostgres(tx)) await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+}
+
+/**
  * Locks a whole table against concurrent writers until the transaction ends (PostgreSQL's SHARE ROW
  * EXCLUSIVE mode: readers go on, a second such lock waits). SQLite: nothing to do, as above.
  */
