@@ -131,6 +131,11 @@ export const ERROR_CATALOGUE = {
     code: 3435,
     title: "The identity provider's account is not this person's (another or unverified email)",
   },
+  sso_domain_unproven: {
+    status: 422,
+    code: 3436,
+    title: 'No active person of the company has an email address at this domain yet',
+  },
   // Planned shifts (issue 33): 5001-5099.
   shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },

@@ -80,6 +80,12 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         email: 'staff@acme.example',
         permissions: '47',
       });
+      // A manager (no super admin) claims only domains where the company's people have addresses (second
+      // review, item 4): acme-corp.example is one.
+      await createPerson(server.ctx, fixture.companyId, {
+        email: 'office@acme-corp.example',
+        permissions: '47',
+      });
       companyId = fixture.companyId;
       context = await browser!.newContext({ viewport: { width: 1280, height: 900 } });
       ({ page, log } = await openPage(context));

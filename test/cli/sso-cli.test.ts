@@ -120,6 +120,12 @@ describe.each(dialects.map((d) => [d.name, d] as const))('company sso commands o
       [[...setArgs(), '--group-permissions', 'admins'], 'secret', /group=N\+N/],
       [[...setArgs(), '--group-permissions', 'admins=12'], 'secret', /unknown permission 12/],
       [[...setArgs(), '--issuer', 'http://idp.example.com'], 'secret', /https/],
+      // A public mail provider's domain: not even the operator (second review, item 4).
+      [
+        setArgs().map((arg) => (arg === 'acme.example,Acme-Corp.example' ? 'acme.example,GMail.com' : arg)),
+        'secret',
+        /public mail provider's domain belongs to no one company: gmail\.com/,
+      ],
       [[...setArgs(), '--issuer', 'http://127.0.0.1:1'], 'secret', /could not be read/],
       [
         [...setArgs(), '--issuer', `${provider.issuer}/.well-known/openid-configuration`],

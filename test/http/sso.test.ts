@@ -102,6 +102,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('single sign-on o
       permissions: '47,49,90,93',
     });
     staff = await createPerson(server.ctx, companyId, { email: 'Staff@Acme.example', permissions: '47' });
+    // A manager (no super admin) claims only domains where the company's people have addresses (second
+    // review, item 4): acme-corp.example is one.
+    await createPerson(server.ctx, companyId, { email: 'office@acme-corp.example', permissions: '47' });
     client = await AdminClient.create(server);
     browser = await SsoBrowser.create(server);
     managerSession = await client.fresh().signedIn(manager);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  canonicalEmail,
   checkDomains,
   checkGroupPermissions,
   derivedChecks,
@@ -10,6 +11,7 @@ import {
   normaliseDomain,
   parseGroupPermissions,
   permissionsFromGroups,
+  PUBLIC_MAIL_DOMAINS,
   safeReturnTo,
 } from '../../src/modules/sso/rules.js';
 
@@ -114,5 +116,30 @@ describe('single sign-on rules', () => {
     expect(a.nonce).not.toBe(a.codeVerifier);
     expect(a).toEqual(derivedChecks('binding-a'));
     expect(b.nonce).not.toBe(a.nonce);
+  });
+
+  it('refuses public mail providers’ domains in any spelling (second review, item 4)', () => {
+    for (const domain of PUBLIC_MAIL_DOMAINS) expect(normaliseDomain(domain)).toBe(domain);
+    expect(checkDomains(['acme.example', 'GMail.com.', '@outlook.com']).errors).toEqual([
+      expect.objectContaining({ field: 'allowedDomains', code: 'public_domain' }),
+      expect.objectContaining({ field: 'allowedDomains', code: 'public_domain' }),
+    ]);
+    expect(checkDomains(['gmail.com']).errors.map((e) => e.code)).toEqual(['public_domain']);
+  });
+
+  it('writes an email in one canonical form: ASCII-lower-case local part, normalised domain (second review, item 3)', () => {
+    expect(canonicalEmail(' Dora@ACME.example. ')).toEqual({ email: 'dora@acme.example', asciiLocal: true });
+    expect(canonicalEmail('bob@Bücher.example')).toEqual({
+      email: 'bob@xn--bcher-kva.example',
+      asciiLocal: true,
+    });
+    // A Kelvin sign is not a k: kept as it is, and marked as beyond ASCII.
+    expect(canonicalEmail('\u212Aate@acme.example')).toEqual({
+      email: '\u212Aate@acme.example',
+      asciiLocal: false,
+    });
+    expect(canonicalEmail('Ünal@acme.example')?.asciiLocal).toBe(false);
+    for (const bad of ['no-at', '@acme.example', 'x@', 'x@localhost'])
+      expect(canonicalEmail(bad), bad).toBeNull();
   });
 });

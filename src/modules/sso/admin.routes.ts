@@ -65,14 +65,26 @@ function putConfigRoute(app: App, services: Services) {
           "holds; the person's permissions become the configuration's authority: it links by email, and sets " +
           'permissions by group for, only people all of whose permissions are among them, never a super admin. ' +
           "An email domain of another company's single sign-on → 409 sso_domain_taken; one used by people of " +
-          'another company, or by a super admin when the person is none → 409 sso_domain_in_use. A new issuer ' +
+          'another company, or by a super admin when the person is none → 409 sso_domain_in_use; a public mail ' +
+          "provider's domain (gmail.com, outlook.com, …) → 422 validation_failed naming allowedDomains; a domain " +
+          'the company does not serve yet where none of its active people has an address, unless the person is a ' +
+          'super admin → 422 sso_domain_unproven. A new issuer ' +
           'drops every link to the old one and ends the sessions it began; switching "require" on ends the ' +
           'password sessions of the people it refuses a password. Permission 93.',
         tags: ['Single sign-on'],
         body: SsoConfigBodySchema,
         response: {
           200: SsoSettingsSchema,
-          ...sessionErrors(['forbidden', 'validation_failed', 'sso_domain_taken', 'sso_domain_in_use'], true),
+          ...sessionErrors(
+            [
+              'forbidden',
+              'validation_failed',
+              'sso_domain_taken',
+              'sso_domain_in_use',
+              'sso_domain_unproven',
+            ],
+            true,
+          ),
         },
       },
     },

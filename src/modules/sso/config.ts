@@ -179,31 +179,47 @@ function authorityOfGrantor(grantor: Grantor | null): number[] | null {
 /**
  * The domains this configuration may not claim (issue 34's review, item 2): one used by a person of
  * another company (their sign-ins would be sent to this company's provider), or by a super admin of this
- * company unless the configuration's author is a super admin or the operator.
+ * company unless the configuration's author is a super admin or the operator. Addresses are compared by
+ * their normalised domain (second review, item 1: `bob@bücher.example`, `carl@beta.example.` count).
+ * And, for a console author who is not a super admin (second review, item 4), a domain the company does
+ * not serve yet must already be used by at least one of its active people: nobody claims another
+ * organisation's domain first. The operator's CLI and super admins may name any non-public domain.
  */
 async function domainsInUse(
   db: Executor,
   companyId: string,
   domains: readonly string[],
   authority: number[] | null,
+  mustBeUsed: readonly string[],
 ): Promise<ApiError | null> {
   const others = new Set<string>();
   const superAdmins = new Set<string>();
+  const ours = new Set<string>();
   for (const person of await peopleAtDomains(db, domains)) {
     const domain = emailDomain(person.email);
     if (domain === null || !domains.includes(domain)) continue;
     if (person.company_id !== companyId) others.add(domain);
-    else if (person.super_admin === 1 && authority !== null) superAdmins.add(domain);
+    else {
+      ours.add(domain);
+      if (person.super_admin === 1 && authority !== null) superAdmins.add(domain);
+    }
   }
-  if (others.size === 0 && superAdmins.size === 0) return null;
-  const parts = [
-    ...(others.size > 0 ? [`used by people of another company: ${[...others].sort().join(', ')}`] : []),
-    ...(superAdmins.size > 0
-      ? [`used by a super admin (only a super admin may claim it): ${[...superAdmins].sort().join(', ')}`]
-      : []),
-  ];
-  const message = parts.join('; ');
-  return new ApiError('sso_domain_in_use', message, [{ field: 'allowedDomains', message, code: 'in_use' }]);
+  if (others.size > 0 || superAdmins.size > 0) {
+    const parts = [
+      ...(others.size > 0 ? [`used by people of another company: ${[...others].sort().join(', ')}`] : []),
+      ...(superAdmins.size > 0
+        ? [`used by a super admin (only a super admin may claim it): ${[...superAdmins].sort().join(', ')}`]
+        : []),
+    ];
+    const message = parts.join('; ');
+    return new ApiError('sso_domain_in_use', message, [{ field: 'allowedDomains', message, code: 'in_use' }]);
+  }
+  const unproven = mustBeUsed.filter((domain) => !ours.has(domain));
+  if (unproven.length === 0) return null;
+  const message = `no active person of the company has an email address at ${unproven.join(', ')}; add one first, or ask the operator`;
+  return new ApiError('sso_domain_unproven', message, [
+    { field: 'allowedDomains', message, code: 'unproven' },
+  ]);
 }
 
 /** The client secret to store: the new one sealed, or the stored one while issuer and client stay. */
@@ -243,7 +259,11 @@ export async function setSsoConfig(
   const sealed = secretToStore(keys.key, input, checked, stored);
   const taken = await domainsTakenByOthers(ctx.database.db, company.id, checked.domains);
   if (taken.length > 0) throw domainTaken(taken);
-  const inUse = await domainsInUse(ctx.database.db, company.id, checked.domains, authority);
+  // Domains the company does not serve yet, which a console author who is not a super admin proves.
+  const served = stored ? await domainsOf(ctx.database.db, company.id) : [];
+  const mustBeUsed =
+    grantor !== null && !grantor.superAdmin ? checked.domains.filter((d) => !served.includes(d)) : [];
+  const inUse = await domainsInUse(ctx.database.db, company.id, checked.domains, authority, mustBeUsed);
   if (inUse) throw inUse;
   // Outside any transaction: the provider's answer may take seconds.
   const problem = await issuerDiscoveryProblem(checked.issuer, policyOf(keys));

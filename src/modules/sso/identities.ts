@@ -10,16 +10,17 @@ import type { VerifiedIdentity } from './provider.js';
 import {
   domainsOf,
   findIdentity,
-  findPeopleByEmail,
   findPersonToLink,
   insertIdentity,
   insertPerson,
+  peopleByLocalPart,
   personHasIdentity,
   setPermissions,
   touchIdentity,
 } from './queries.js';
 import {
   authorityOf,
+  canonicalEmail,
   emailDomain,
   emailIsVerified,
   type GroupPermissions,
@@ -75,7 +76,13 @@ async function recordLink(
 }
 
 /** The person this identity signs in as, linking or creating them on the first sign-in. */
-async function resolvePerson(tx: Tx, at: string, config: Config, identity: VerifiedIdentity, email: string) {
+async function resolvePerson(
+  tx: Tx,
+  at: string,
+  config: Config,
+  identity: VerifiedIdentity,
+  canonical: { email: string; asciiLocal: boolean },
+) {
   const linked = await findIdentity(tx, config.company_id, config.issuer, identity.subject);
   if (linked) {
     if (linked.active !== 1) throw new ApiError('sso_person_deactivated', 'this person has been deactivated');
@@ -86,7 +93,18 @@ async function resolvePerson(tx: Tx, at: string, config: Config, identity: Verif
   // Linking by email needs the provider's word that the address is the person's.
   if (!emailIsVerified(identity.claims))
     throw new ApiError('sso_email_unverified', 'the identity provider has not verified the email address');
-  const people = await findPeopleByEmail(tx, config.company_id, email);
+  // A local part beyond ASCII has no one case-insensitive form (second review, item 3): such an
+  // address is never matched, nor made a new person; its owner links from a signed-in session.
+  if (!canonical.asciiLocal)
+    throw new ApiError(
+      'sso_link_required',
+      'sign in with your password once and link your account to the identity provider',
+    );
+  const email = canonical.email;
+  // Both sides in canonical form, compared here: `Dora@ACME.example.` is `dora@acme.example`.
+  const people = (await peopleByLocalPart(tx, config.company_id, email)).filter(
+    (person) => canonicalEmail(person.email)?.email === email,
+  );
   const active = people.find((person) => person.active === 1);
   let resolved: Resolved;
   if (active) {
@@ -129,7 +147,7 @@ async function linkPerson(
   at: string,
   config: Config,
   identity: VerifiedIdentity,
-  email: string,
+  canonical: { email: string; asciiLocal: boolean },
   userId: string,
 ): Promise<Resolved> {
   const person = await findPersonToLink(tx, config.company_id, userId);
@@ -149,7 +167,8 @@ async function linkPerson(
       'sso_identity_conflict',
       'this account of the identity provider, or this person, is already linked to another',
     );
-  if (!emailIsVerified(identity.claims) || email.toLowerCase() !== person.email.toLowerCase())
+  // Both sides in canonical form; a local part beyond ASCII must be the very same characters.
+  if (!emailIsVerified(identity.claims) || canonical.email !== canonicalEmail(person.email)?.email)
     throw new ApiError(
       'sso_link_mismatch',
       "the identity provider's account does not have this person's verified email address",
@@ -215,17 +234,21 @@ async function applyMapping(
   });
 }
 
-/** The verified email of an identity, inside the company's allowed domains. */
-export async function allowedEmail(tx: Tx, config: Config, identity: VerifiedIdentity): Promise<string> {
+/** A verified identity's email in canonical form (`canonicalEmail`), inside the company's allowed domains. */
+export async function allowedEmail(
+  tx: Tx,
+  config: Config,
+  identity: VerifiedIdentity,
+): Promise<{ email: string; asciiLocal: boolean }> {
   const email = typeof identity.claims.email === 'string' ? identity.claims.email.trim() : '';
   if (email === '') throw new ApiError('sso_response_invalid', 'the identity provider sent no email address');
-  const domain = emailDomain(email);
-  if (domain === null || !(await domainsOf(tx, config.company_id)).includes(domain))
+  const canonical = canonicalEmail(email);
+  if (canonical === null || !(await domainsOf(tx, config.company_id)).includes(emailDomain(email)!))
     throw new ApiError(
       'sso_email_domain_not_allowed',
       "the email address is outside the company's allowed domains",
     );
-  return email;
+  return canonical;
 }
 
 /**
@@ -241,11 +264,11 @@ export async function signInIdentity(
   session: { settings: SessionSettings; previousSessionId: string | null; linkUserId: string | null },
 ) {
   const at = new Date(now).toISOString();
-  const email = await allowedEmail(tx, config, identity);
+  const canonical = await allowedEmail(tx, config, identity);
   const person =
     session.linkUserId === null
-      ? await resolvePerson(tx, at, config, identity, email)
-      : await linkPerson(tx, at, config, identity, email, session.linkUserId);
+      ? await resolvePerson(tx, at, config, identity, canonical)
+      : await linkPerson(tx, at, config, identity, canonical, session.linkUserId);
   await applyMapping(tx, at, config, identity, person);
   if (session.previousSessionId) await deleteSession(tx, tokenHash(session.previousSessionId));
   await deleteExpiredSessions(tx, at, new Date(now - session.settings.idleMinutes * 60_000).toISOString());

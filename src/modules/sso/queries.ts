@@ -91,20 +91,40 @@ export function findPasswordPolicy(db: Executor, userId: string) {
     .leftJoin('sso_identities as i', (join) =>
       join.onRef('i.user_id', '=', 'u.id').onRef('i.issuer', '=', 's.issuer'),
     )
-    .select(['u.permissions', 'u.super_admin', 's.configurer_permissions', 'i.subject'])
+    .select([
+      'u.email',
+      'u.permissions',
+      'u.super_admin',
+      's.company_id',
+      's.configurer_permissions',
+      'i.subject',
+    ])
     .where('u.id', '=', userId)
     .where('s.require_sso', '=', 1)
     .executeTakeFirst();
 }
 
-/** Active people (of any company) whose email may be at one of these domains (case-insensitive). */
+/**
+ * Active people (of any company) whose email may be at one of these (normalised) domains: a superset
+ * the caller narrows with `emailDomain` (second review, item 1). An ASCII address is at `d` only when it
+ * ends in `@d` or `@d.` in any case; any address with a character beyond ASCII is a candidate too, since
+ * IDNA maps Unicode spellings (`bücher`, a Kelvin sign, full-width letters) onto ASCII domains.
+ */
 export async function peopleAtDomains(db: Executor, domains: readonly string[]) {
   if (domains.length === 0) return [];
   return db
     .selectFrom('users')
     .select(['id', 'company_id', 'email', 'super_admin'])
     .where('active', '=', 1)
-    .where((eb) => eb.or(domains.map((domain) => eb(sql<string>`lower(email)`, 'like', `%@${domain}`))))
+    .where((eb) =>
+      eb.or([
+        eb(sql<number>`octet_length(email)`, '<>', sql<number>`length(email)`),
+        ...domains.flatMap((domain) => [
+          eb(sql<string>`lower(email)`, 'like', `%@${domain}`),
+          eb(sql<string>`lower(email)`, 'like', `%@${domain}.`),
+        ]),
+      ]),
+    )
     .execute();
 }
 
@@ -185,13 +205,18 @@ export function findIdentity(db: Executor, companyId: string, issuer: string, su
     .executeTakeFirst();
 }
 
-/** The company's people with this email (case-insensitive), active ones first, then oldest first. */
-export function findPeopleByEmail(db: Executor, companyId: string, email: string) {
+/**
+ * The company's people whose email's local part is, lower-cased, the canonical address's (ASCII), active
+ * ones first, then oldest first: the candidates the caller compares in code on both sides' canonical
+ * forms (second review, item 3).
+ */
+export function peopleByLocalPart(db: Executor, companyId: string, canonical: string) {
+  const local = canonical.slice(0, canonical.lastIndexOf('@') + 1);
   return db
     .selectFrom('users')
     .select(['id', 'active', 'permissions', 'super_admin', 'email'])
     .where('company_id', '=', companyId)
-    .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+    .where(sql<string>`lower(substr(email, 1, ${local.length}))`, '=', local)
     .orderBy('active', 'desc')
     .orderBy('created_at')
     .orderBy('id')

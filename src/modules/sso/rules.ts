@@ -36,6 +36,49 @@ export function emailDomain(email: string): string | null {
   return normaliseDomain(email.slice(at + 1));
 }
 
+/**
+ * An email address in the one form every comparison uses (second review, item 3): the local part
+ * lower-cased in ASCII only (a Kelvin sign stays a Kelvin sign, never a `k`), the domain normalised like
+ * the configured ones (lower case, punycode, no trailing dot). `asciiLocal` says whether the local part
+ * is ASCII: only then may a person be found by email. Null without a usable domain.
+ */
+export function canonicalEmail(email: string): { email: string; asciiLocal: boolean } | null {
+  const trimmed = email.trim();
+  const at = trimmed.lastIndexOf('@');
+  if (at <= 0) return null;
+  const domain = emailDomain(trimmed);
+  if (domain === null) return null;
+  const local = trimmed.slice(0, at);
+  const asciiLocal = /^[\x21-\x7e]+$/.test(local);
+  return { email: `${asciiLocal ? local.toLowerCase() : local}@${domain}`, asciiLocal };
+}
+
+/**
+ * Public mail providers' domains (second review, item 4): their addresses belong to no one company, so
+ * no configuration may claim them. A short list of the best known; an operator who needs another one
+ * refused asks for it here.
+ */
+export const PUBLIC_MAIL_DOMAINS: readonly string[] = [
+  'gmail.com',
+  'googlemail.com',
+  'outlook.com',
+  'hotmail.com',
+  'live.com',
+  'yahoo.com',
+  'icloud.com',
+  'me.com',
+  'aol.com',
+  'proton.me',
+  'protonmail.com',
+  'gmx.de',
+  'gmx.net',
+  'web.de',
+  'mail.ru',
+  'yandex.ru',
+  'qq.com',
+  '163.com',
+];
+
 /** The allowed domains, normalised and deduplicated, with a field error for each bad one. */
 export function checkDomains(values: readonly string[]): { domains: string[]; errors: FieldError[] } {
   const domains: string[] = [];
@@ -44,6 +87,12 @@ export function checkDomains(values: readonly string[]): { domains: string[]; er
     const domain = normaliseDomain(value);
     if (domain === null)
       errors.push({ field: 'allowedDomains', message: `not an email domain: ${value}`, code: 'invalid' });
+    else if (PUBLIC_MAIL_DOMAINS.includes(domain))
+      errors.push({
+        field: 'allowedDomains',
+        message: `a public mail provider's domain belongs to no one company: ${domain}`,
+        code: 'public_domain',
+      });
     else if (!domains.includes(domain)) domains.push(domain);
   }
   if (domains.length === 0 && errors.length === 0)

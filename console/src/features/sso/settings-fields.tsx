@@ -54,7 +54,7 @@ export function SsoFields(props: FieldsProps) {
       <TextField
         label="Allowed email domains"
         id="sso-allowedDomains"
-        hint="Comma-separated, e.g. acme.example, acme-corp.example. A domain belongs to one company only, and not one where another company has people."
+        hint="Comma-separated, e.g. acme.example, acme-corp.example. A domain belongs to one company only, and not one where another company has people. Never a public mail provider's (gmail.com, outlook.com, …); unless you are a super admin, only one where the company's people already have addresses."
         error={problem.error('allowedDomains')}
         refusable
         value={draft.domains}
@@ -82,7 +82,7 @@ export function SsoFields(props: FieldsProps) {
       <Check
         id="sso-require"
         label="Refuse password sign-in for the company's people"
-        hint="Super admins keep their password, as a way back in when the provider is down. Turning this on signs out the password sessions it refuses, yours too unless you are a super admin."
+        hint="Super admins keep their password, as a way back in when the provider is down. So do people whose email is outside the allowed domains, and people with rights you lack, until they link their account. Turning this on signs out the password sessions it refuses, yours too unless you are a super admin."
         checked={draft.requireSso}
         onChange={(requireSso) => set({ requireSso })}
       />
