@@ -53,16 +53,24 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
       : createPostgresKysely(location.url, options.poolSize ?? 10);
   const health = new StorageHealth();
   const db = kysely.withPlugin(health);
-  return {
+  const database: Database = {
     db,
     dialect: location.kind,
     transaction: async (fn) => {
+      const hooks = new Set<AfterCommit>();
+      let result;
       try {
-        return await db.transaction().execute(fn);
+        result = await db.transaction().execute((tx) => {
+          afterCommitHooks.set(tx, hooks);
+          return fn(tx);
+        });
       } catch (error) {
         if (isStorageFull(error)) health.refused(error, Date.now());
         throw error;
       }
+      // The commit stands whatever a hook does: a hook that fails leaves its work to its own fallback.
+      for (const hook of hooks) await hook(database).catch(() => undefined);
+      return result;
     },
     storage: () => health.current,
     ping: async () => {
@@ -71,6 +79,31 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
     close,
     poolStats,
   };
+  return database;
+}
+
+/** Work that follows a transaction's commit (see afterCommit). */
+export type AfterCommit = (database: Database) => Promise<void>;
+const afterCommitHooks = new WeakMap<Tx, Set<AfterCommit>>();
+
+/**
+ * Runs `hook` once after `tx` commits, before `Database.transaction` returns (never after a rollback;
+ * the same hook registered twice runs once). For work that must see the commit, such as numbering the
+ * transaction's events. Returns false when `tx` was not opened by `Database.transaction` (the hook is
+ * then not run: the work must have another way to happen, e.g. a poll).
+ */
+export function afterCommit(tx: Tx, hook: AfterCommit): boolean {
+  const hooks = afterCommitHooks.get(tx);
+  hooks?.add(hook);
+  return hooks !== undefined;
+}
+
+/**
+ * Whether write transactions run one at a time (SQLite: BEGIN IMMEDIATE takes the database's one
+ * write lock), so that what a writer reads stays true until its commit without any lock of its own.
+ */
+export function serialWriters(db: Executor): boolean {
+  return !isPostgres(db);
 }
 
 function isPostgres(db: Executor): boolean {

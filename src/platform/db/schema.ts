@@ -258,6 +258,16 @@ export interface EventsTable {
   data: string;
 }
 
+/** Events written by a change on PostgreSQL, not numbered yet (migration 0011; the event sequencer numbers them). */
+export interface PendingEventsTable {
+  pos: Generated<number>;
+  company_id: string;
+  id: string;
+  type: string;
+  occurred_at: string;
+  data: string;
+}
+
 export interface ConsoleSessionsTable {
   id_hash: string;
   user_id: string;
@@ -421,6 +431,7 @@ export interface Schema {
   app_secrets: AppSecretsTable;
   event_sequences: EventSequencesTable;
   events: EventsTable;
+  pending_events: PendingEventsTable;
   time_entry_breaks: TimeEntryBreaksTable;
   console_sessions: ConsoleSessionsTable;
   console_invitations: ConsoleInvitationsTable;
