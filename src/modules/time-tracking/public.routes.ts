@@ -2,7 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
-import { idempotentLongWrite, idempotentWrite, settleWrite } from '../../http/plugins/idempotency.js';
+import { idempotentLongWrite, idempotentWrite } from '../../http/plugins/idempotency.js';
+import { type BatchWrite, settleWrites } from '../../http/plugins/idempotency-batch.js';
+import { lockEmployeesForBatch } from '../employees/service.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { WriteHeadersSchema, described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
@@ -131,7 +133,7 @@ function recordClockEventsRoute(
         summary: 'Record up to 100 clock events in one request',
         operationId: 'recordClockEvents',
         description:
-          'A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, each in its own transaction with exactly the rules, statuses and bodies of POST /time-clock/events: ' +
+          'A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: ' +
           "each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. " +
           'The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; ' +
           "an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. " +
@@ -163,8 +165,7 @@ function recordClockEventsRoute(
       const dryRun = parseDryRun(request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
-        const results: string[] = [];
-        for (const [index, event] of request.body.events.entries()) {
+        const writes = request.body.events.map((event): BatchWrite<unknown> => {
           const { idempotencyKey, ...fields } = event;
           const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
           const key =
@@ -172,17 +173,11 @@ function recordClockEventsRoute(
               ? { ok: true as const, key: null }
               : parseIdempotencyKey(idempotencyKey);
           if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
-          const settled = await settleWrite(
-            request,
-            {
-              // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
-              key: key.ok && errors.length === 0 ? key.key : null,
-              requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
-              dryRun,
-              instance: EVENTS_PATH,
-              serialize,
-            },
-            async (tx, { detectDuplicates }) => {
+          return {
+            // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
+            key: key.ok && errors.length === 0 ? key.key : null,
+            requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
+            write: async (tx, { detectDuplicates }) => {
               // A value the single endpoint refuses before it runs: this event's 422.
               if (errors.length > 0) throw validationError(errors);
               return recordClockEvent(tx, services.ctx.now(), principal, fields, {
@@ -190,9 +185,26 @@ function recordClockEventsRoute(
                 detectDuplicates,
               });
             },
-          );
-          results.push(`{"index":${index},"status":${settled.status},"body":${settled.body}}`);
-        }
+          };
+        });
+        const settled = await settleWrites(
+          request,
+          {
+            dryRun,
+            instance: EVENTS_PATH,
+            serialize,
+            prepare: (tx) =>
+              lockEmployeesForBatch(
+                tx,
+                principal.companyId,
+                request.body.events.map((event) => event.employee),
+              ),
+          },
+          writes,
+        );
+        const results = settled.map(
+          (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
+        );
         return `{"results":[${results.join(',')}]}`;
       });
     },

@@ -98,6 +98,29 @@ export function afterCommit(tx: Tx, hook: AfterCommit): boolean {
   return hooks !== undefined;
 }
 
+/** A savepoint in a transaction: `release` keeps what was done since, `rollback` undoes it (and releases). */
+export interface Savepoint {
+  release(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * Sets a savepoint in `tx` (one name: savepoints here are not nested). After a failed statement
+ * PostgreSQL refuses every statement of the transaction until `rollback`.
+ */
+export async function savepoint(tx: Tx): Promise<Savepoint> {
+  await sql`savepoint punchclock_item`.execute(tx);
+  return {
+    release: async () => {
+      await sql`release savepoint punchclock_item`.execute(tx);
+    },
+    rollback: async () => {
+      await sql`rollback to savepoint punchclock_item`.execute(tx);
+      await sql`release savepoint punchclock_item`.execute(tx);
+    },
+  };
+}
+
 /**
  * Whether write transactions run one at a time (SQLite: BEGIN IMMEDIATE takes the database's one
  * write lock), so that what a writer reads stays true until its commit without any lock of its own.
