@@ -1,8 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { Tx } from '../../platform/db/database.js';
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
-import { idempotentLongWrite, idempotentWrite } from '../../http/plugins/idempotency.js';
+import { idempotentLongWrite, idempotentWrite, type WriteOutcome } from '../../http/plugins/idempotency.js';
 import { type BatchWrite, settleWrites } from '../../http/plugins/idempotency-batch.js';
 import { lockEmployeesForBatch } from '../employees/service.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
@@ -118,6 +120,33 @@ function recordClockEventRoute(
   );
 }
 
+type BatchEvent = Static<typeof ClockEventBatchBodySchema>['events'][number];
+type BatchFields = Omit<BatchEvent, 'idempotencyKey'>;
+
+/** Each event of a batch as a write: its key, its fingerprint for the key, and the single endpoint's write. */
+function batchWrites(
+  events: BatchEvent[],
+  record: (tx: Tx, fields: BatchFields, detectDuplicates: boolean) => Promise<WriteOutcome<unknown>>,
+): BatchWrite<unknown>[] {
+  return events.map((event) => {
+    const { idempotencyKey, ...fields } = event;
+    const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
+    const key =
+      idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
+    if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
+    return {
+      // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
+      key: key.ok && errors.length === 0 ? key.key : null,
+      requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
+      write: async (tx, { detectDuplicates }) => {
+        // A value the single endpoint refuses before it runs: this event's 422.
+        if (errors.length > 0) throw validationError(errors);
+        return record(tx, fields, detectDuplicates);
+      },
+    };
+  });
+}
+
 function recordClockEventsRoute(
   app: TypeBoxApp,
   { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
@@ -165,28 +194,9 @@ function recordClockEventsRoute(
       const dryRun = parseDryRun(request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
-        const writes = request.body.events.map((event): BatchWrite<unknown> => {
-          const { idempotencyKey, ...fields } = event;
-          const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
-          const key =
-            idempotencyKey === undefined
-              ? { ok: true as const, key: null }
-              : parseIdempotencyKey(idempotencyKey);
-          if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
-          return {
-            // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
-            key: key.ok && errors.length === 0 ? key.key : null,
-            requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
-            write: async (tx, { detectDuplicates }) => {
-              // A value the single endpoint refuses before it runs: this event's 422.
-              if (errors.length > 0) throw validationError(errors);
-              return recordClockEvent(tx, services.ctx.now(), principal, fields, {
-                dryRun,
-                detectDuplicates,
-              });
-            },
-          };
-        });
+        const writes = batchWrites(request.body.events, (tx, fields, detectDuplicates) =>
+          recordClockEvent(tx, services.ctx.now(), principal, fields, { dryRun, detectDuplicates }),
+        );
         const settled = await settleWrites(
           request,
           {
