@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Executor, transactionLock, type Tx } from '../../platform/db/database.js';
+import { type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
@@ -37,20 +37,17 @@ export async function hasPendingEvents(db: Executor): Promise<boolean> {
 
 /** The name of the lock one numbering transaction at a time holds, across every instance. */
 const SEQUENCER_LOCK = 'punchclock:event-sequencer';
+/** At most this many events per numbering transaction. */
+export const NUMBERING_LIMIT = 2000;
 
-/**
- * Numbers up to `limit` committed pending events (the oldest by `pos`) and moves them into `events`,
- * every company's after its last number, in `pos` order; returns how many it moved. Under the
- * sequencer's lock, taken first and held to the commit: the next numbering transaction, in any
- * process, reads the pending events and the sequences only after this one committed (each statement
- * of a READ COMMITTED transaction reads what was committed when it began). One statement: the rows
- * deleted from `pending_events` are exactly the ones inserted into `events`.
+/*
+ * Numbers up to NUMBERING_LIMIT committed pending events (the oldest by `pos`) and moves them into
+ * `events`, every company's after its last number, in `pos` order. One statement: the rows deleted from
+ * `pending_events` are exactly the ones inserted into `events`, with the new `last_seq` of each company.
  */
-export async function numberPendingEvents(tx: Tx, limit: number): Promise<number> {
-  await transactionLock(tx, SEQUENCER_LOCK);
-  const { rows } = await sql<{ moved: number }>`
+const NUMBER_PENDING = `
     with picked as (
-      select pos from pending_events order by pos limit ${limit}
+      select pos from pending_events order by pos limit ${NUMBERING_LIMIT}
     ), moved as (
       delete from pending_events p using picked where p.pos = picked.pos
       returning p.pos, p.company_id, p.id, p.type, p.occurred_at, p.data
@@ -71,7 +68,16 @@ export async function numberPendingEvents(tx: Tx, limit: number): Promise<number
       join sequences s on s.company_id = m.company_id
       returning 1
     )
-    select count(*)::integer as moved from inserted`.execute(tx);
+    select count(*)::integer as moved from inserted`;
+
+/**
+ * PostgreSQL: one numbering transaction (see NUMBER_PENDING), under the sequencer's lock, taken first
+ * and held to the commit, in one round trip (`lockedStatement`): the next numbering transaction, in any
+ * process, reads the pending events and the sequences only after this one committed. Returns how many
+ * events it numbered.
+ */
+export async function numberPendingEvents(db: Executor): Promise<number> {
+  const rows = await lockedStatement<{ moved: number }>(db, SEQUENCER_LOCK, NUMBER_PENDING);
   return Number(rows[0]?.moved ?? 0);
 }
 

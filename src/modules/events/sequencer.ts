@@ -1,5 +1,5 @@
 import { type Database, serialWriters } from '../../platform/db/database.js';
-import { hasPendingEvents, numberPendingEvents } from './queries.js';
+import { hasPendingEvents, NUMBERING_LIMIT, numberPendingEvents } from './queries.js';
 
 /*
  * The event sequencer (issue 32; docs/architecture.md, "The event log and the change feed"). On
@@ -10,7 +10,6 @@ import { hasPendingEvents, numberPendingEvents } from './queries.js';
  * numbered. Rounds of every instance take turns under one lock (numberPendingEvents); in-process state
  * here only coalesces requests into rounds, correctness rests on the lock and the commit.
  */
-const ROUND_LIMIT = 2000;
 export const WAIT_AFTER_COMMIT_MS = 2000;
 export const POLL_MS = 1000;
 
@@ -51,8 +50,8 @@ export class EventSequencer {
 
   private async round(): Promise<void> {
     for (;;) {
-      const moved = await this.database.transaction((tx) => numberPendingEvents(tx, ROUND_LIMIT));
-      if (moved < ROUND_LIMIT) return;
+      const moved = await numberPendingEvents(this.database.db);
+      if (moved < NUMBERING_LIMIT) return;
     }
   }
 }

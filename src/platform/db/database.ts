@@ -164,6 +164,23 @@ export async function transactionLock(tx: Tx, name: string): Promise<void> {
 }
 
 /**
+ * PostgreSQL: runs `statement` (SQL text without parameters) after taking the transaction lock `name`,
+ * in one round trip: both go as one simple query, which PostgreSQL runs as one implicit transaction,
+ * so the lock is held until that transaction has committed, and the statement (READ COMMITTED: its
+ * own snapshot, taken after the lock) sees everything committed by the lock's previous holder.
+ * Returns the statement's rows. Not for SQLite (nothing calls it there).
+ */
+export async function lockedStatement<R>(db: Executor, name: string, statement: string): Promise<R[]> {
+  if (!isPostgres(db)) throw new Error('lockedStatement is for PostgreSQL');
+  if (!/^[a-z0-9:._-]+$/.test(name)) throw new Error(`lock name ${name} is not a plain word`);
+  const { rows } =
+    await sql<R>`${sql.raw(`select pg_advisory_xact_lock(hashtextextended('${name}', 0)); ${statement}`)}`.execute(
+      db,
+    );
+  return rows;
+}
+
+/**
  * Locks a whole table against concurrent writers until the transaction ends (PostgreSQL's SHARE ROW
  * EXCLUSIVE mode: readers go on, a second such lock waits). SQLite: nothing to do, as above.
  */
