@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
