@@ -308,6 +308,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0009-sso',
           '0010-absences',
           '0013-production',
+          '0014-self-service',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });
