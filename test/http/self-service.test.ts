@@ -7,7 +7,8 @@ import { deleteEmployee } from '../../src/modules/employees/changes.js';
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
-import { expectProblem, type Json } from '../support/api.js';
+import { type Json } from '../support/absences.js';
+import { expectProblem } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD } from '../support/admin-api.js';
 import { testDialects } from '../support/databases.js';
 import {
@@ -37,8 +38,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   let b: CompanyFixture;
   let token: string;
   let serial = 0;
-  let self0: AdminClient;
-  let self1: AdminClient;
+  let self0: AdminClient & { userId: string };
+  let self1: AdminClient & { userId: string };
   let manager: AdminClient;
   /** An entry of employee 1 (another employee than self0's). */
   let otherEntry: string;
