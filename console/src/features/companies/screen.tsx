@@ -146,6 +146,8 @@ function SettingsForm(props: SettingsFieldsProps & { save: (event: Event) => Pro
 export const companyScreen: Screen = {
   path: 'company',
   title: 'Company',
-  allowed: () => true,
+  // Anyone signed in, except a self-service person (an employee without permissions, issue 35): their
+  // console is their own day, time and absences.
+  allowed: (person) => person.superAdmin || person.permissions.length > 0 || person.employeeId === null,
   component: CompanyScreen,
 };
