@@ -151,11 +151,11 @@ function AbsenceList(props: { items: OwnAbsence[]; onChanged: (message: string) 
       <DataTable caption="My absences this year" columns={['Type', 'From', 'To', 'Days', 'Status']} actions>
         {props.items.map((a) => (
           <tr key={a.id}>
-            <td>{a.type.code}</td>
-            <td>{formatDay(a.startDate)}</td>
-            <td>{formatDay(a.endDate)}</td>
-            <td>{a.days}</td>
-            <td>
+            <td data-label="Type">{a.type.code}</td>
+            <td data-label="From">{formatDay(a.startDate)}</td>
+            <td data-label="To">{formatDay(a.endDate)}</td>
+            <td data-label="Days">{a.days}</td>
+            <td data-label="Status">
               <StatusBadge status={a.status === 'requested' ? 'pending_approval' : a.status} />
             </td>
             <td>
@@ -201,12 +201,12 @@ function AbsencesScreen(_props: ScreenProps) {
           >
             {balances.data.items.map((b) => (
               <tr key={b.type.code}>
-                <td>{b.type.code}</td>
-                <td>{b.entitlement + b.carriedOver}</td>
-                <td>{b.taken}</td>
-                <td>{b.planned}</td>
-                <td>{b.requested}</td>
-                <td>
+                <td data-label="Type">{b.type.code}</td>
+                <td data-label="Entitlement">{b.entitlement + b.carriedOver}</td>
+                <td data-label="Taken">{b.taken}</td>
+                <td data-label="Planned">{b.planned}</td>
+                <td data-label="Waiting">{b.requested}</td>
+                <td data-label="Left">
                   <strong>{b.remaining}</strong>
                 </td>
               </tr>

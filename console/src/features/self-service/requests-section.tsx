@@ -34,8 +34,8 @@ function RequestItem(props: {
   }
   const what = [
     r.timeEntryId === null ? 'a missing entry' : null,
-    r.proposed.clockIn ? `in ${formatInstant(r.proposed.clockIn, props.zone)}` : null,
-    r.proposed.clockOut ? `out ${formatInstant(r.proposed.clockOut, props.zone)}` : null,
+    r.proposed.clockIn ? `clock in at ${formatInstant(r.proposed.clockIn, props.zone)}` : null,
+    r.proposed.clockOut ? `clock out at ${formatInstant(r.proposed.clockOut, props.zone)}` : null,
     r.proposed.breakMinutes !== null ? `break ${r.proposed.breakMinutes} min` : null,
   ].filter(Boolean);
   return (

@@ -28,12 +28,14 @@ function WeekTable(props: {
     >
       {props.entries.map((entry) => (
         <tr key={entry.id}>
-          <td>{formatDay(entry.workDate)}</td>
-          <td>{entry.startTime.slice(0, 5)}</td>
-          <td>{entry.endTime ? `${entry.endTime.slice(0, 5)}${entry.endsNextDay ? ' (+1)' : ''}` : '—'}</td>
-          <td>{entry.breakMinutes === null ? '—' : `${entry.breakMinutes} min`}</td>
-          <td>{formatHours(entry.totalHours)}</td>
-          <td>
+          <td data-label="Day">{formatDay(entry.workDate)}</td>
+          <td data-label="From">{entry.startTime.slice(0, 5)}</td>
+          <td data-label="To">
+            {entry.endTime ? `${entry.endTime.slice(0, 5)}${entry.endsNextDay ? ' (+1)' : ''}` : '—'}
+          </td>
+          <td data-label="Break">{entry.breakMinutes === null ? '—' : `${entry.breakMinutes} min`}</td>
+          <td data-label="Hours">{formatHours(entry.totalHours)}</td>
+          <td data-label="Status">
             <StatusBadge status={entry.status} />
           </td>
           <td>
@@ -65,10 +67,10 @@ function DaysTable(props: { sheet: TimesheetPage | null }) {
       <DataTable caption="My timesheet this week" columns={['Day', 'Worked', 'Target', 'Balance']}>
         {days.map((d) => (
           <tr key={d.date}>
-            <td>{formatDay(d.date)}</td>
-            <td>{formatHours(d.workedHours)}</td>
-            <td>{formatHours(d.targetHours)}</td>
-            <td>{formatHours(d.balanceHours)}</td>
+            <td data-label="Day">{formatDay(d.date)}</td>
+            <td data-label="Worked">{formatHours(d.workedHours)}</td>
+            <td data-label="Target">{formatHours(d.targetHours)}</td>
+            <td data-label="Balance">{formatHours(d.balanceHours)}</td>
           </tr>
         ))}
       </DataTable>
@@ -100,8 +102,8 @@ function RequestsList(props: {
         {props.requests.map((r) => (
           <li key={r.id}>
             <strong>{formatDay(r.date)}</strong>: {REQUEST_STATUS[r.status]}
-            {r.proposed.clockIn ? `, in ${formatInstant(r.proposed.clockIn, props.zone)}` : ''}
-            {r.proposed.clockOut ? `, out ${formatInstant(r.proposed.clockOut, props.zone)}` : ''}
+            {r.proposed.clockIn ? `, clock in at ${formatInstant(r.proposed.clockIn, props.zone)}` : ''}
+            {r.proposed.clockOut ? `, clock out at ${formatInstant(r.proposed.clockOut, props.zone)}` : ''}
             {r.proposed.breakMinutes !== null ? `, break ${r.proposed.breakMinutes} min` : ''}. “{r.reason}”
             {r.decisionReason ? ` Manager: “${r.decisionReason}”` : ''}
             {r.status === 'requested' ? (
