@@ -121,6 +121,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     const beta = await linked(b.companyId, b.employees[0]!.id);
     expect((await json(beta.request('/self'), 200)).webClock).toEqual({ enabled: false, allowedHere: true });
     await expectProblem(await punch(beta, 'clock_in'), 403, 'web_clock_disabled');
+    // Time tracking off comes first: the web clock is a time clock.
+    await inTransaction(server.ctx, (tx, now) =>
+      updateCompany(tx, now, b.companyId, { webClock: 'on', timeTracking: 'off' }),
+    );
+    await expectProblem(await punch(beta, 'clock_in'), 403, 'time_tracking_disabled');
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, b.companyId, { timeTracking: 'on' }));
+    expect((await json(beta.request('/self'), 200)).webClock.enabled).toBe(true);
     // Not signed in: no session, no self-service.
     await expectProblem(await client.fresh().request('/self'), 401, 'session_required');
   });
