@@ -39,6 +39,8 @@ import {
  */
 
 const ZONE = 'Europe/Berlin';
+// The page's own global, inside page.evaluate.
+declare const document: { activeElement: { id: string } | null };
 const browser = useChromium();
 const suite = HAVE_BROWSER ? describe : describe.skip;
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -26,6 +26,7 @@ function changesOf(company: CompanySettings, draft: CompanySettings, hours: numb
   if (draft.timeZone !== company.timeZone) changes.timeZone = draft.timeZone;
   if (draft.timeTracking !== company.timeTracking) changes.timeTracking = draft.timeTracking;
   if (draft.apiAccess !== company.apiAccess) changes.apiAccess = draft.apiAccess;
+  if (draft.webClock !== company.webClock) changes.webClock = draft.webClock;
   for (const field of ['lateGraceMinutes', 'noShowAfterMinutes', 'roundingMinutes'] as const)
     if (draft[field] !== company[field]) changes[field] = draft[field];
   if (draft.rounding !== company.rounding) changes.rounding = draft.rounding;
