@@ -188,6 +188,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       'csrf_failed',
     );
     await expectProblem(await punch(self1, 'clock_out', '2026-06-09T23:00:00Z'), 422, 'validation_failed');
+    // A person dates their own punches back at most 24 hours (a terminal's 30 days are not theirs).
+    const old = await expectProblem(
+      await punch(self1, 'clock_out', '2026-06-08T09:59:00Z'),
+      422,
+      'validation_failed',
+    );
+    expect(old.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'too_far_in_past' })]);
     await json(punch(self1, 'clock_out', '2026-06-09T09:00:00Z'), 201);
   });
 

@@ -130,7 +130,7 @@ export const WebClockBodySchema = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          'when it happened (RFC 3339 with offset; a punch queued offline sends its own time); default: now. At most 5 minutes ahead and 30 days back.',
+          'when it happened (RFC 3339 with offset; a punch queued offline sends its own time); default: now. At most 5 minutes ahead and 24 hours back.',
       }),
     ),
   },

@@ -1,4 +1,5 @@
 import type { CursorCodec } from '../../domain/cursor.js';
+import { validationError } from '../../domain/errors.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { AppContext } from '../context.js';
 import { recordClockEvent } from '../time-tracking/clock-event.js';
@@ -12,6 +13,21 @@ import { addressAllowed, principalOfSelf, type Self, todayOf } from './self.js';
 export type WebClockPunch = 'clock_in' | 'break_start' | 'break_end' | 'clock_out';
 
 /**
+ * How far back a web-clock punch may be dated: a phone that queued punches offline sends their real
+ * time, but a person may not date their own punches back as the API's 30 days allow a terminal.
+ */
+export const WEB_CLOCK_MAX_DELAY_MS = 24 * 3_600_000;
+
+function checkOccurredAt(occurredAt: string | undefined, now: number): void {
+  if (occurredAt === undefined) return;
+  const at = Date.parse(occurredAt);
+  if (Number.isFinite(at) && at < now - WEB_CLOCK_MAX_DELAY_MS)
+    throw validationError([
+      { field: 'occurredAt', message: 'a web-clock punch is at most 24 hours old', code: 'too_far_in_past' },
+    ]);
+}
+
+/**
  * One punch of the web clock: POST /time-clock/events' rules (window, one open session, breaks inside
  * it, locked days), recorded with source `web_clock` and the person as its actor. The gate
  * (assertWebClockAllowed) is the caller's, before the transaction.
@@ -23,6 +39,7 @@ export function punch(
   body: { type: WebClockPunch; occurredAt?: string },
   options: { detectDuplicates: boolean },
 ): Promise<WriteOutcome> {
+  checkOccurredAt(body.occurredAt, now);
   return recordClockEvent(
     tx,
     now,
