@@ -576,6 +576,32 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it("switches the web clock on the console's Company screen (93 only)", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Epsilon',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const owner = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'owner@eps.example', permissions: '93' }),
+      );
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    expect((await json(owner.request('/company'), 200)).webClock).toBe(false);
+    await expectProblem(
+      await worker.request('/company', { method: 'PATCH', json: { webClock: true } }),
+      403,
+      'forbidden',
+    );
+    expect(
+      (await json(owner.request('/company', { method: 'PATCH', json: { webClock: true } }), 200)).webClock,
+    ).toBe(true);
+    expect((await json(punch(worker, 'clock_in'), 201)).type).toBe('clock_in');
+    await json(owner.request('/company', { method: 'PATCH', json: { webClock: false } }), 200);
+    await expectProblem(await punch(worker, 'clock_out'), 403, 'web_clock_disabled');
+  });
+
   it('stops at once for a deactivated person or a deleted employee', async () => {
     const gone = await linked(a.companyId, a.employees[2]!.id);
     await json(gone.request('/self'), 200);
