@@ -175,7 +175,9 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const form = page.getByRole('form', { name: `Request a correction of ${dayLabel(lastWeek)}` });
         await form.waitFor();
         await tabTo(page, form.getByLabel('Clock in'));
-        await form.getByLabel('Clock in').fill('07:30');
+        // Typed as a person types into the time field: hours, minutes, AM.
+        await page.keyboard.type('0730A');
+        await expect.poll(() => form.getByLabel('Clock in').inputValue()).toBe('07:30');
         // No reason: refused next to the field, which takes the focus.
         await keyboardActivate(page, form.getByRole('button', { name: 'Send request' }));
         await form.getByText('Say why (the manager reads it).').waitFor();
@@ -203,11 +205,18 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
           balances.getByRole('row').filter({ hasText: 'vacation' }).innerText(),
         ).resolves.toContain('25');
         await tabTo(page, page.getByLabel('Type'));
-        await page.getByLabel('Type').selectOption('vacation');
+        // By keyboard: the type chosen by typing its name, the dates typed as month, day, year.
+        await page.keyboard.type('Vacation');
+        await expect.poll(() => page.getByLabel('Type').inputValue()).toBe('vacation');
         const monday = today.plus({ weeks: 2 }).startOf('week');
         await tabTo(page, page.getByLabel('From'));
-        await page.getByLabel('From').fill(monday.toISODate()!);
-        await page.getByLabel('To').fill(monday.plus({ days: 1 }).toISODate()!);
+        await page.keyboard.type(monday.toFormat('MMddyyyy'));
+        await expect.poll(() => page.getByLabel('From').inputValue()).toBe(monday.toISODate());
+        await tabTo(page, page.getByLabel('To'));
+        await page.keyboard.type(monday.plus({ days: 1 }).toFormat('MMddyyyy'));
+        await expect
+          .poll(() => page.getByLabel('To').inputValue())
+          .toBe(monday.plus({ days: 1 }).toISODate());
         await keyboardActivate(page, page.getByRole('button', { name: 'Send request' }));
         await page.getByRole('status').filter({ hasText: 'Requested: 2 day(s)' }).waitFor();
         const list = page.getByRole('table', { name: 'My absences this year' });
