@@ -618,4 +618,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(await leaver.request('/self'), 403, 'not_an_employee');
     await expectProblem(await punch(leaver, 'clock_in'), 403, 'not_an_employee');
   });
+
+  it('refuses an approval the corrections room refuses, and the request stays waiting', async () => {
+    const entry = (await json(self1.request('/self/time-entries?from=2026-06-09&to=2026-06-09'), 200))
+      .items[0];
+    const request = await json(
+      post(self1, '/self/correction-requests', {
+        timeEntryId: entry.id,
+        proposed: { clockOut: '2026-06-09T09:30:00Z' },
+        reason: 'stayed longer',
+      }),
+      201,
+    );
+    await json(post(manager, '/confirmed-days', { employeeId: a.employees[1]!.id, date: '2026-06-09' }), 201);
+    await expectProblem(await post(manager, `/correction-requests/${request.id}/approve`), 409, 'day_locked');
+    const waiting = (await json(manager.request('/correction-requests'), 200)).items.find(
+      (i: Json) => i.id === request.id,
+    );
+    expect(waiting).toMatchObject({ status: 'requested', decidedBy: null });
+    expect((await json(manager.request(`/time-entries/${entry.id}`), 200)).endTime).toBe('11:00:00');
+    // A new request on the locked day is refused when filed.
+    await json(
+      post(manager, `/correction-requests/${request.id}/reject`, { reason: 'the day is confirmed' }),
+      200,
+    );
+    await expectProblem(
+      await post(self1, '/self/correction-requests', {
+        timeEntryId: entry.id,
+        proposed: { clockOut: '2026-06-09T09:30:00Z' },
+        reason: 'again',
+      }),
+      409,
+      'day_locked',
+    );
+  });
 });

@@ -269,6 +269,10 @@ function revisionReason(row: CorrectionRequestWithEmployee): string {
 /** A manager approves: the correction (or the missing shift) is applied by them, then the request is approved. */
 export async function approveCorrectionRequest(tx: Tx, now: number, person: ConsolePerson, id: string) {
   const row = await loadForDecision(tx, person, id, 'approved');
+  // Decided first: of two approvals at once, the second waits at this conditional update and is then
+  // refused before it applies anything (the correction below rolls back with a refusal too).
+  const at = new Date(now).toISOString();
+  const settled = await settle(tx, row, person, { status: 'approved', at, reason: null });
   const proposed = {
     ...(row.proposed_clock_in !== null ? { clockIn: row.proposed_clock_in } : {}),
     ...(row.proposed_clock_out !== null ? { clockOut: row.proposed_clock_out } : {}),
@@ -289,8 +293,6 @@ export async function approveCorrectionRequest(tx: Tx, now: number, person: Cons
       breakMinutes: row.proposed_break_minutes,
       note: revisionReason(row),
     });
-  const at = new Date(now).toISOString();
-  const settled = await settle(tx, row, person, { status: 'approved', at, reason: null });
   return recordRequestChange(tx, settled, {
     at,
     actorId: person.id,
