@@ -305,5 +305,40 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
       },
       FLOW_TIMEOUT,
     );
+
+    it(
+      'reports a missing entry and withdraws the request, by keyboard',
+      async () => {
+        const day = DateTime.fromISO(lastWeek).minus({ days: 1 });
+        await keyboardActivate(page, page.getByRole('button', { name: 'Report a missing entry' }));
+        const form = page.getByRole('form', { name: 'Report a missing entry' });
+        await form.waitFor();
+        await tabTo(page, form.getByLabel('Day'));
+        await page.keyboard.type(day.toFormat('MMddyyyy'));
+        await tabTo(page, form.getByLabel('Clock in'));
+        await page.keyboard.type('0900A');
+        await tabTo(page, form.getByLabel('Clock out'));
+        await page.keyboard.type('1200P');
+        await tabTo(page, form.getByLabel('Reason'));
+        await page.keyboard.type('Training off site');
+        await keyboardActivate(page, form.getByRole('button', { name: 'Send request' }));
+        await page.getByRole('status').filter({ hasText: 'Your correction request was sent' }).waitFor();
+        const requests = page.getByRole('region', { name: 'My correction requests' });
+        await requests.getByText(/Training off site/).waitFor();
+        const mine = await fetchInPage(page, 'GET', '/self/correction-requests');
+        const filed = (
+          mine.body!.items as { timeEntryId: string | null; date: string; status: string }[]
+        )[0]!;
+        expect(filed).toMatchObject({ timeEntryId: null, date: day.toISODate(), status: 'requested' });
+        const withdraw = requests.getByRole('button', {
+          name: `Withdraw the request of ${dayLabel(day.toISODate()!)}`,
+        });
+        await keyboardActivate(page, withdraw);
+        await page.getByRole('status').filter({ hasText: 'Your request was withdrawn.' }).waitFor();
+        await requests.getByText(/Withdrawn/).waitFor();
+        expect(log.problems).toEqual([]);
+      },
+      FLOW_TIMEOUT,
+    );
   },
 );
