@@ -1178,6 +1178,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "correction.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.requested delivery
+         * @description An employee asked for a correction of a time entry, or for a missing one. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.requested` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.approved delivery
+         * @description A manager approved a correction request; the correction itself follows as `time_entry.updated` (or `time_entry.completed` for a missing entry). Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.approved` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.rejected delivery
+         * @description A manager rejected a correction request, with a reason. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.rejected` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.withdrawn delivery
+         * @description The employee withdrew a waiting correction request. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.withdrawn` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionWithdrawnWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1352,7 +1432,7 @@ export interface components {
             breakMinutes: number | null;
             /** @description open, pending_approval, approved, draft, rejected; may grow */
             status: string;
-            /** @description origin of the entry; an open list: time_clock, api_shift; may grow */
+            /** @description origin of the entry; an open list: time_clock, api_shift, web_clock (the personal web clock); may grow */
             source: string;
             /** Format: date-time */
             approvedAt: string | null;
@@ -1364,7 +1444,7 @@ export interface components {
             edited: boolean;
             /** @description true when the automatic clock-out closed it (the company's autoClockOutAfterHours) */
             autoClosed: boolean;
-            /** @description Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
+            /** @description Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];
         };
         WriteResult: {
@@ -2008,6 +2088,47 @@ export interface components {
             year: number;
             /** @description one per type that deducts from the balance */
             items: components["schemas"]["LeaveBalance"][];
+        };
+        /** @description An employee's request to correct a time entry, or to add a missing one (issue 35) */
+        CorrectionRequest: {
+            /** Format: uuid */
+            id: string;
+            employee: components["schemas"]["EmployeeRef"];
+            /**
+             * Format: uuid
+             * @description null: a missing entry
+             */
+            timeEntryId: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            date: string;
+            proposed: {
+                /**
+                 * Format: date-time
+                 * @description the proposed start, RFC 3339 with offset; null: unchanged
+                 */
+                clockIn: string | null;
+                /**
+                 * Format: date-time
+                 * @description the proposed end, RFC 3339 with offset; null: unchanged
+                 */
+                clockOut: string | null;
+                /** @description null: unchanged */
+                breakMinutes: number | null;
+            };
+            reason: string;
+            /** @description requested, approved, rejected or withdrawn; may grow */
+            status: string;
+            /** @description who approved or rejected it (the employee when withdrawn); null while requested */
+            decidedBy: components["schemas"]["Actor"] | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description a rejection's reason */
+            decisionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;
@@ -6640,11 +6761,11 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones. */
+                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn`; later versions add types, ignore unknown ones. */
                             type: string;
                             /** Format: date-time */
                             occurredAt: string;
-                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), `{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`). */
+                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), `{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`), a CorrectionRequest (`correction.*`). */
                             data: unknown;
                         }[];
                         nextCursor: string | null;
@@ -7218,7 +7339,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn` */
                     eventTypes: string[];
                     description?: string | null;
                 };
@@ -7844,7 +7965,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url?: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn` */
                     eventTypes?: string[];
                     description?: string | null;
                     /**
@@ -13171,6 +13292,186 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["Absence"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.requested";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.approved";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionWithdrawnWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.withdrawn";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
                 };
             };
         };

@@ -46,6 +46,16 @@ const TAGS = [
     description:
       'Team calendar, requests and balances (read: 72; decide: 96); absence types and holidays (change: 93).',
   },
+  {
+    name: 'Self-service',
+    description:
+      "A person linked to an employee: that employee's own day, web clock, entries, timesheet, absences and correction requests; no permission needed, nobody else's data (issue 35).",
+  },
+  {
+    name: 'Correction requests',
+    description:
+      "Employees' correction requests: see, approve (applied as a correction) or reject (permission 91).",
+  },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */

@@ -44,6 +44,11 @@ export const EVENT_TYPES = [
   'absence.approved',
   'absence.rejected',
   'absence.cancelled',
+  // Self-service correction requests (issue 35).
+  'correction.requested',
+  'correction.approved',
+  'correction.rejected',
+  'correction.withdrawn',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -85,13 +90,14 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
 }
 
 /**
- * Which families of events a token may read: `time_entry.*`, `day.*`, `period.*` and `attendance.*` with
+ * Which families of events a token may read: `time_entry.*`, `day.*`, `period.*`, `attendance.*` and
+ * `correction.*` with
  * attendance.read, `employee.*` with employees.read, `absence.*` with leave.read.
  */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
   if (principal.scopes.includes('attendance.read'))
-    families.push('time_entry.', 'day.', 'period.', 'attendance.');
+    families.push('time_entry.', 'day.', 'period.', 'attendance.', 'correction.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   if (principal.scopes.includes('leave.read')) families.push('absence.');
   return families;

@@ -51,7 +51,7 @@ export async function recordClockEvent(
   now: number,
   principal: Principal,
   input: ClockEventInput,
-  options: { dryRun: boolean; detectDuplicates: boolean },
+  options: { dryRun: boolean; detectDuplicates: boolean; source?: typeof ENTRY_SOURCES.webClock },
 ): Promise<WriteOutcome> {
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
@@ -91,6 +91,7 @@ export async function recordClockEvent(
     breaks,
     input,
     dryRun: options.dryRun,
+    source: options.source ?? ENTRY_SOURCES.timeClock,
   };
   switch (effective) {
     case 'break_start':
@@ -197,7 +198,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     break_minutes: null,
     net_seconds: null,
     status: 'open',
-    source: ENTRY_SOURCES.timeClock,
+    source: write.source,
     time_zone: punch.timeZone,
     notes: notes(input.deviceId),
     note: input.note ?? null,

@@ -26,7 +26,19 @@ export interface ClockEventInput {
 }
 
 /** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
-export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift' } as const;
+export const ENTRY_SOURCES = {
+  timeClock: 'time_clock',
+  apiShift: 'api_shift',
+  // Issue 35: the personal web clock of the console's self-service.
+  webClock: 'web_clock',
+} as const;
+
+/** The sources whose entries are punched (clock-in, breaks, clock-out): they carry their breaks. */
+const PUNCHED_SOURCES: readonly string[] = [ENTRY_SOURCES.timeClock, ENTRY_SOURCES.webClock];
+
+export function isPunchedSource(source: string): boolean {
+  return PUNCHED_SOURCES.includes(source);
+}
 
 /** Spec, write result: what every punch and shift answers. */
 export type WriteResult = Static<typeof WriteResultSchema>;

@@ -43,7 +43,10 @@ export const TimeEntrySchema = Type.Object({
   totalHours: Type.Number({ description: 'net working time in hours, rounded to 2 decimals; 0 while open' }),
   breakMinutes: NullableOut(Type.Integer()),
   status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
-  source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift; may grow' }),
+  source: Type.String({
+    description:
+      'origin of the entry; an open list: time_clock, api_shift, web_clock (the personal web clock); may grow',
+  }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
   version: Type.Integer({
@@ -57,7 +60,7 @@ export const TimeEntrySchema = Type.Object({
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {
       description:
-        'Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. ' +
+        'Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. ' +
         'Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day.',
     }),
   ),

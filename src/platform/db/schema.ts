@@ -6,7 +6,10 @@ import type {
   LeaveEntitlementsTable,
 } from './schema-absences.js';
 
+import type { CorrectionRequestsTable } from './schema-self-service.js';
+
 export type { AbsenceTypesTable, AbsencesTable, HolidayOverridesTable, LeaveEntitlementsTable };
+export type { CorrectionRequestRow, CorrectionRequestsTable } from './schema-self-service.js';
 
 /*
  * Portable column conventions, identical on SQLite and PostgreSQL so that one set of queries serves
@@ -36,6 +39,8 @@ export interface CompaniesTable {
   rounding_minutes: number;
   /** 1-23: open sessions are closed that many hours after their start; null: never (migration 0007). */
   auto_clock_out_after_hours: number | null;
+  /** 1: the personal web clock is on (migration 0014; default 0). */
+  web_clock: Generated<number>;
 }
 
 export interface WorkplacesTable {
@@ -46,6 +51,8 @@ export interface WorkplacesTable {
   created_at: string;
   /** Public holidays' region code, e.g. DE-BY (migration 0010); null: none. */
   holiday_region: string | null;
+  /** The personal web clock's allowed addresses, CIDR ranges comma-separated (migration 0014); null: any. */
+  web_clock_allowed_ips: Generated<string | null>;
 }
 
 export interface SchedulesTable {
@@ -449,6 +456,7 @@ export interface Schema {
   holiday_overrides: HolidayOverridesTable;
   leave_entitlements: LeaveEntitlementsTable;
   absences: AbsencesTable;
+  correction_requests: CorrectionRequestsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

@@ -64,6 +64,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'holiday_overrides', key: ['id'] },
   { name: 'leave_entitlements', key: ['id'] },
   { name: 'absences', key: ['id'] },
+  // Issue 35 (migration 0014).
+  { name: 'correction_requests', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}
