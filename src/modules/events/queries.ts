@@ -1,4 +1,4 @@
-import { type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
+import { type Database, type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
@@ -41,7 +41,9 @@ export const NUMBERING_LIMIT = 2000;
 
 /*
  * Numbers up to NUMBERING_LIMIT committed pending events (the oldest by `pos`) and moves them into
- * `events`, every company's after its last number, in `pos` order. One statement: the rows deleted from
+ * `events`, every company's after its last number, in `pos` order. The companies' `event_sequences`
+ * rows are locked in `company_id` order (the order every other multi-company writer of them must use
+ * too; retention takes one row at a time). One statement: the rows deleted from
  * `pending_events` are exactly the ones inserted into `events`, with the new `last_seq` of each company.
  */
 const NUMBER_PENDING = `
@@ -54,7 +56,7 @@ const NUMBER_PENDING = `
       select company_id, count(*)::integer as n from moved group by company_id
     ), sequences as (
       insert into event_sequences (company_id, last_seq, pruned_through)
-      select company_id, n, 0 from counts
+      select company_id, n, 0 from counts order by company_id
       on conflict (company_id) do update set last_seq = event_sequences.last_seq + excluded.last_seq
       returning company_id, last_seq
     ), inserted as (
@@ -123,33 +125,48 @@ export async function readEventsAfter(
     .execute();
 }
 
+/** Retention deletes a company's events in chunks of at most this many numbers, each its own statement. */
+export const PRUNE_CHUNK = 1000;
+
 /**
  * Removes events that occurred before `cutoff`: for each company, every event up to the newest one
  * older than the cutoff (by number, so the retained ones stay contiguous), and records how far it
  * went, so that a cursor pointing into the removed part is known to be expired.
+ *
+ * No long transaction (issue 32's review): companies one at a time in `company_id` order, each first
+ * recording `pruned_through` in one short statement of its own (the only write to `event_sequences`,
+ * one row, so it can neither hold up a numbering round for long nor deadlock with one), then deleting
+ * in chunks of PRUNE_CHUNK numbers, each chunk its own statement. Recording first: from then on the
+ * feed treats the whole range as removed (an expired cursor, `start=oldest` after it), so a reader
+ * never sees part of a range disappear under it; a run cut short leaves events the feed no longer
+ * shows, and the next run deletes them (they are still older than the cutoff).
  */
-export async function pruneEventsBefore(tx: Tx, cutoff: string): Promise<number> {
-  const marks = await tx
+export async function pruneEventsBefore(database: Database, cutoff: string): Promise<number> {
+  const marks = await database.db
     .selectFrom('events')
-    .select(['company_id', (eb) => eb.fn.max('seq').as('through')])
+    .select(['company_id', (eb) => eb.fn.min('seq').as('first'), (eb) => eb.fn.max('seq').as('through')])
     .where('occurred_at', '<', cutoff)
     .groupBy('company_id')
+    .orderBy('company_id')
     .execute();
   let removed = 0;
-  for (const { company_id: companyId, through } of marks) {
+  for (const { company_id: companyId, first, through } of marks) {
     const last = Number(through);
-    const result = await tx
-      .deleteFrom('events')
-      .where('company_id', '=', companyId)
-      .where('seq', '<=', last)
-      .executeTakeFirst();
-    removed += Number(result.numDeletedRows);
-    await tx
+    await database.db
       .updateTable('event_sequences')
       .set({ pruned_through: last })
       .where('company_id', '=', companyId)
       .where('pruned_through', '<', last)
       .execute();
+    for (let from = Number(first) - 1; from < last; from += PRUNE_CHUNK) {
+      const result = await database.db
+        .deleteFrom('events')
+        .where('company_id', '=', companyId)
+        .where('seq', '>', from)
+        .where('seq', '<=', Math.min(from + PRUNE_CHUNK, last))
+        .executeTakeFirst();
+      removed += Number(result.numDeletedRows);
+    }
   }
   return removed;
 }

@@ -196,5 +196,5 @@ export async function readChanges(
 /** Events are kept `retentionDays` (EVENT_RETENTION_DAYS), then removed; the server runs this periodically. */
 export async function pruneEvents(ctx: AppContext, retentionDays: number): Promise<number> {
   const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
-  return ctx.database.transaction((tx) => pruneEventsBefore(tx, cutoff));
+  return pruneEventsBefore(ctx.database, cutoff);
 }
