@@ -4,6 +4,7 @@ import { createCursorCodec } from '../../src/domain/cursor.js';
 import type { Principal } from '../../src/modules/auth/service.js';
 import type { AppContext } from '../../src/modules/context.js';
 import { appendEvents, pruneEvents, readChanges } from '../../src/modules/events/service.js';
+import { sequencerOf } from '../../src/modules/events/sequencer.js';
 import { parseDatabaseUrl } from '../../src/platform/config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
@@ -118,4 +119,33 @@ describe.each(testDialects())('event numbering faults ($name)', (dialect) => {
     }
     expect(await pruning).toBeGreaterThanOrEqual(companies.length);
   }, 20_000);
+
+  it('PostgreSQL: a company whose events cannot be numbered does not stop the numbering of the others', async () => {
+    if (dialect.name === 'sqlite') return;
+    const poisoned = 'company-poisoned';
+    const healthy = 'company-healthy';
+    await append(poisoned, 1);
+    // The number its next event would get is taken already (as by a bad import): its round fails.
+    await database.db
+      .insertInto('events')
+      .values({
+        company_id: poisoned,
+        seq: 2,
+        id: 'taken',
+        type: 'day.confirmed',
+        occurred_at: OLD,
+        data: '{}',
+      })
+      .execute();
+    await append(poisoned, 2);
+    const started = Date.now();
+    await append(healthy, 3);
+    expect(Date.now() - started).toBeLessThan(1_000);
+    const page = await readChanges(database.db, cursors, principal(healthy), {});
+    expect(page.items.map((e) => e.data)).toEqual([{ n: 3 }]);
+    // The poll names the company it cannot number; its event waits, unnumbered, nothing lost.
+    await expect(sequencerOf(database)!.drainIfPending()).rejects.toThrow(/company company-poisoned/);
+    const pending = await database.db.selectFrom('pending_events').select('company_id').execute();
+    expect(pending).toEqual([{ company_id: poisoned }]);
+  });
 });

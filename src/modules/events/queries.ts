@@ -1,4 +1,10 @@
-import { type Database, type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
+import {
+  type Database,
+  type Executor,
+  lockedStatement,
+  transactionLock,
+  type Tx,
+} from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
@@ -80,6 +86,80 @@ const NUMBER_PENDING = `
 export async function numberPendingEvents(db: Executor): Promise<number> {
   const rows = await lockedStatement<{ moved: number }>(db, SEQUENCER_LOCK, NUMBER_PENDING);
   return Number(rows[0]?.moved ?? 0);
+}
+
+/**
+ * Numbers committed pending events in the caller's transaction, in `pos` order, each company's after
+ * its last number (the same result as NUMBER_PENDING, statement by statement): all of them, or only
+ * `companyId`'s. For an import (its own transaction, the pending events it just read from the file)
+ * and for numbering company by company after a failed round (numberCompanyPendingEvents). Returns how
+ * many it numbered.
+ */
+export async function numberPendingEventsIn(tx: Tx, companyId: string | null = null): Promise<number> {
+  let moved = 0;
+  for (;;) {
+    const rows = await tx
+      .selectFrom('pending_events')
+      .selectAll()
+      .$if(companyId !== null, (q) => q.where('company_id', '=', companyId!))
+      .orderBy('pos')
+      .limit(NUMBERING_LIMIT)
+      .execute();
+    if (rows.length === 0) return moved;
+    const byCompany = new Map<string, typeof rows>();
+    for (const row of rows) {
+      const list = byCompany.get(row.company_id) ?? [];
+      list.push(row);
+      byCompany.set(row.company_id, list);
+    }
+    for (const company of [...byCompany.keys()].sort()) {
+      const list = byCompany.get(company)!;
+      const first = await takeSequence(tx, company, list.length);
+      await insertEvents(
+        tx,
+        list.map((row, i) => ({
+          company_id: company,
+          seq: first + i,
+          id: row.id,
+          type: row.type,
+          occurred_at: row.occurred_at,
+          data: row.data,
+        })),
+      );
+    }
+    await tx
+      .deleteFrom('pending_events')
+      .where(
+        'pos',
+        'in',
+        rows.map((row) => row.pos),
+      )
+      .execute();
+    moved += rows.length;
+  }
+}
+
+/** The companies with events waiting for their number, in `company_id` order. */
+export async function companiesWithPendingEvents(db: Executor): Promise<string[]> {
+  const rows = await db
+    .selectFrom('pending_events')
+    .select('company_id')
+    .distinct()
+    .orderBy('company_id')
+    .execute();
+  return rows.map((row) => row.company_id);
+}
+
+/**
+ * PostgreSQL: one company's pending events numbered in a transaction of their own under the
+ * sequencer's lock (taken first, as numberPendingEvents does): the way round a round that fails, so
+ * that one company's failure does not stop the others'.
+ */
+export async function numberCompanyPendingEvents(database: Database, companyId: string): Promise<number> {
+  return database.transaction(async (tx) => {
+    await transactionLock(tx, SEQUENCER_LOCK);
+    return numberPendingEventsIn(tx, companyId);
+  });
 }
 
 /** The company's sequence: the last number handed out and the last one removed by retention. */
