@@ -59,7 +59,7 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /**
  * Appends events to the company's log in the caller's transaction: they commit with the change they
  * record, or not at all. SQLite (serial writers): numbered here, the next numbers of the company's
- * sequence. PostgreSQL: written unnumbered, and numbered in commit order right after the commit by the
+ * sequence. PostgreSQL: written unnumbered, and numbered right after the commit, in causal order, by the
  * event sequencer (sequencer.ts), so writers of one company never wait for each other's commits; the
  * caller's `Database.transaction` returns once they are numbered (or after WAIT_AFTER_COMMIT_MS).
  */
@@ -107,7 +107,8 @@ export interface ChangesQuery {
 }
 
 /**
- * Spec (additive), GET /changes: the company's events after the cursor's position, in commit order.
+ * Spec (additive), GET /changes: the company's events after the cursor's position, in causal order
+ * (docs/architecture.md: a change made after another committed comes after it).
  * `resumeCursor` is the position after the last event returned (or the same position when none was):
  * following it never misses and never repeats an event.
  */
