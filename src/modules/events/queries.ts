@@ -224,21 +224,28 @@ export const PRUNE_CHUNK = 1000;
 export async function pruneEventsBefore(database: Database, cutoff: string): Promise<number> {
   const marks = await database.db
     .selectFrom('events')
-    .select(['company_id', (eb) => eb.fn.min('seq').as('first'), (eb) => eb.fn.max('seq').as('through')])
+    .select(['company_id', (eb) => eb.fn.max('seq').as('through')])
     .where('occurred_at', '<', cutoff)
     .groupBy('company_id')
     .orderBy('company_id')
     .execute();
   let removed = 0;
-  for (const { company_id: companyId, first, through } of marks) {
+  for (const { company_id: companyId, through } of marks) {
     const last = Number(through);
+    // From the company's oldest event, whatever its time: everything up to `last` goes.
+    const oldest = await database.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.min('seq').as('first'))
+      .where('company_id', '=', companyId)
+      .executeTakeFirst();
+    const first = Number(oldest?.first ?? last);
     await database.db
       .updateTable('event_sequences')
       .set({ pruned_through: last })
       .where('company_id', '=', companyId)
       .where('pruned_through', '<', last)
       .execute();
-    for (let from = Number(first) - 1; from < last; from += PRUNE_CHUNK) {
+    for (let from = first - 1; from < last; from += PRUNE_CHUNK) {
       const result = await database.db
         .deleteFrom('events')
         .where('company_id', '=', companyId)
