@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { print } from '../io.js';
-import { numberPendingEventsIn } from '../../modules/events/queries.js';
+import { numberImportedEvents } from '../../modules/events/service.js';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db/database.js';
 import { exportInstallation, importInstallation } from '../../platform/db/transfer.js';
@@ -39,9 +39,7 @@ export function registerTransferCommands(program: Command): void {
       try {
         // Events the source had committed and not numbered yet are numbered in the import's transaction.
         const result = await importInstallation(database, options.in, {
-          afterRows: async (tx) => {
-            await numberPendingEventsIn(tx);
-          },
+          afterRows: numberImportedEvents,
         });
         print(options.json ? JSON.stringify(result) : describe('imported from', result));
       } finally {

@@ -6,6 +6,7 @@ import { type AppContext } from '../context.js';
 import {
   insertEvents,
   insertPendingEvents,
+  numberPendingEventsIn,
   pruneEventsBefore,
   readEventsAfter,
   sequenceOf,
@@ -198,4 +199,12 @@ export async function readChanges(
 export async function pruneEvents(ctx: AppContext, retentionDays: number): Promise<number> {
   const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
   return pruneEventsBefore(ctx.database, cutoff);
+}
+
+/**
+ * An import's last step (`punchclock import`, in its transaction): the events the source had committed
+ * and not numbered yet (`pending_events`, PostgreSQL) numbered after the imported ones, in their order.
+ */
+export async function numberImportedEvents(tx: Tx): Promise<void> {
+  await numberPendingEventsIn(tx);
 }
