@@ -163,7 +163,7 @@ export interface PunchclockClient extends PlannedShiftMethods, AbsenceMethods {
     query?: Omit<TimesheetQuery, 'limit'>,
     options?: CallOptions,
   ): Promise<ReadableStream<Uint8Array>>;
-  /** GET /changes: one page of the company's change feed, in commit order. */
+  /** GET /changes: one page of the company's change feed, in causal order. */
   listChanges(query?: ChangesQuery, options?: CallOptions): Promise<ChangesPage>;
   /**
    * The company's events after `cursor` (or from the oldest retained one, or with `start: 'now'` only

@@ -329,7 +329,7 @@ export interface paths {
         };
         /**
          * Follow the company's changes
-         * @description The company's events in commit order: every change to time entries, days, employees and absences, recorded with the change. Follow `nextCursor` while `hasMore` is true; keep `resumeCursor` and ask with it later for newer events only: nothing is missed or repeated. `time_entry.*`, `day.*` and `attendance.*` events need `attendance.read`, `employee.*` events `employees.read`, `absence.*` events `leave.read`. Events are kept 30 days (EVENT_RETENTION_DAYS); a cursor into removed events gets 410 `cursor_expired`.
+         * @description The company's events in causal order (a change made after another committed comes after it): every change to time entries, days, employees and absences, recorded with the change. Follow `nextCursor` while `hasMore` is true; keep `resumeCursor` and ask with it later for newer events only: nothing is missed or repeated. `time_entry.*`, `day.*` and `attendance.*` events need `attendance.read`, `employee.*` events `employees.read`, `absence.*` events `leave.read`. Events are kept 30 days (EVENT_RETENTION_DAYS); a cursor into removed events gets 410 `cursor_expired`.
          */
         get: operations["listChanges"];
         put?: never;

@@ -75,7 +75,7 @@ describe.each(testDialects())('event order across instances ($name)', (dialect) 
       expect(raced).toBe('waiting');
       expect(during.items).toEqual([]);
     } else {
-      // PostgreSQL (issue 32): the second commits without waiting and is numbered first, in commit order.
+      // PostgreSQL (issue 32): the second commits without waiting and is numbered first.
       expect(raced).toBe('committed');
       expect(during.items.map((e) => e.data)).toEqual([{ n: 2 }]);
     }

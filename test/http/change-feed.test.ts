@@ -9,7 +9,7 @@ import { createEmployee, deleteEmployee, updateEmployee } from '../../src/module
 
 /*
  * Issue "every change, once": each path that changes data writes its event in the change's
- * transaction; GET /changes hands them out in commit order, filtered by the token's scopes, never
+ * transaction; GET /changes hands them out in causal order, filtered by the token's scopes, never
  * another company's.
  */
 const CHANGES = '/api/public/v1/changes';

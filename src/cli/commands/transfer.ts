@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { print } from '../io.js';
-import { sequencerOf } from '../../modules/events/sequencer.js';
+import { numberImportedEvents } from '../../modules/events/service.js';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db/database.js';
 import { exportInstallation, importInstallation } from '../../platform/db/transfer.js';
@@ -22,8 +22,6 @@ export function registerTransferCommands(program: Command): void {
     .action(async (options: { out: string; json?: boolean }) => {
       const database = createDatabase(loadConfig().database, { poolSize: 2 });
       try {
-        // PostgreSQL: events committed and not numbered yet are numbered first (they are not exported).
-        await sequencerOf(database)?.drainIfPending();
         const result = await exportInstallation(database, options.out);
         print(options.json ? JSON.stringify(result) : describe('exported to', result));
       } finally {
@@ -39,7 +37,10 @@ export function registerTransferCommands(program: Command): void {
     .action(async (options: { in: string; json?: boolean }) => {
       const database = createDatabase(loadConfig().database, { poolSize: 2 });
       try {
-        const result = await importInstallation(database, options.in);
+        // Events the source had committed and not numbered yet are numbered in the import's transaction.
+        const result = await importInstallation(database, options.in, {
+          afterRows: numberImportedEvents,
+        });
         print(options.json ? JSON.stringify(result) : describe('imported from', result));
       } finally {
         await database.close();

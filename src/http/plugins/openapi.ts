@@ -120,7 +120,7 @@ const TAGS = [
   { name: 'Time tracking', description: 'Clock events, completed shifts and time entries.' },
   {
     name: 'Changes',
-    description: "The company's change feed: every change, once, in commit order, to follow with a cursor.",
+    description: "The company's change feed: every change, once, in causal order, to follow with a cursor.",
   },
   {
     name: 'Reports',

@@ -69,7 +69,10 @@ export async function lockEmployeeWithZone(
 /**
  * PostgreSQL: row-locks the company's employees named by `ids` or `externalIds`, in id order, for the
  * rest of the transaction (a batch of punches: two batches naming the same employees in other orders
- * never wait for each other in a circle). SQLite: nothing (its write transaction excludes the others).
+ * never wait for each other in a circle). Only rows that exist now: an employee created meanwhile under
+ * a named external id is locked later, by its punch, out of order; a deadlock that causes is aborted by
+ * PostgreSQL and the batch reruns event by event (docs/architecture.md). SQLite: nothing (its write
+ * transaction excludes the others).
  */
 export async function lockEmployeesInIdOrder(
   tx: Tx,

@@ -1,5 +1,11 @@
 import { type Database, serialWriters } from '../../platform/db/database.js';
-import { hasPendingEvents, NUMBERING_LIMIT, numberPendingEvents } from './queries.js';
+import {
+  companiesWithPendingEvents,
+  hasPendingEvents,
+  NUMBERING_LIMIT,
+  numberCompanyPendingEvents,
+  numberPendingEvents,
+} from './queries.js';
 
 /*
  * The event sequencer (issue 32; docs/architecture.md, "The event log and the change feed"). On
@@ -50,9 +56,37 @@ export class EventSequencer {
 
   private async round(): Promise<void> {
     for (;;) {
-      const moved = await numberPendingEvents(this.database.db);
+      let moved: number;
+      try {
+        moved = await numberPendingEvents(this.database.db);
+      } catch (error) {
+        await this.companyByCompany(error);
+        return;
+      }
       if (moved < NUMBERING_LIMIT) return;
     }
+  }
+
+  /*
+   * A round takes the oldest pending events of every company at once, so one company whose events
+   * cannot be numbered (e.g. a number already taken in `events`) would fail every round, for every
+   * company, forever. After a failed round every company is numbered in a transaction of its own; the
+   * ones that fail are named in the error this throws (the poll logs it), the others are numbered.
+   */
+  private async companyByCompany(roundError: unknown): Promise<void> {
+    const failed: { companyId: string; error: unknown }[] = [];
+    for (const companyId of await companiesWithPendingEvents(this.database.db)) {
+      try {
+        await numberCompanyPendingEvents(this.database, companyId);
+      } catch (error) {
+        failed.push({ companyId, error });
+      }
+    }
+    if (failed.length > 0)
+      throw new Error(
+        `event numbering failed for ${failed.map((f) => `company ${f.companyId} (${String(f.error)})`).join(', ')}`,
+        { cause: roundError },
+      );
   }
 }
 

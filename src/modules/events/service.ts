@@ -6,6 +6,7 @@ import { type AppContext } from '../context.js';
 import {
   insertEvents,
   insertPendingEvents,
+  numberPendingEventsIn,
   pruneEventsBefore,
   readEventsAfter,
   sequenceOf,
@@ -64,7 +65,7 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 /**
  * Appends events to the company's log in the caller's transaction: they commit with the change they
  * record, or not at all. SQLite (serial writers): numbered here, the next numbers of the company's
- * sequence. PostgreSQL: written unnumbered, and numbered in commit order right after the commit by the
+ * sequence. PostgreSQL: written unnumbered, and numbered right after the commit, in causal order, by the
  * event sequencer (sequencer.ts), so writers of one company never wait for each other's commits; the
  * caller's `Database.transaction` returns once they are numbered (or after WAIT_AFTER_COMMIT_MS).
  */
@@ -113,7 +114,8 @@ export interface ChangesQuery {
 }
 
 /**
- * Spec (additive), GET /changes: the company's events after the cursor's position, in commit order.
+ * Spec (additive), GET /changes: the company's events after the cursor's position, in causal order
+ * (docs/architecture.md: a change made after another committed comes after it).
  * `resumeCursor` is the position after the last event returned (or the same position when none was):
  * following it never misses and never repeats an event.
  */
@@ -202,5 +204,13 @@ export async function readChanges(
 /** Events are kept `retentionDays` (EVENT_RETENTION_DAYS), then removed; the server runs this periodically. */
 export async function pruneEvents(ctx: AppContext, retentionDays: number): Promise<number> {
   const cutoff = new Date(ctx.now() - retentionDays * 86_400_000).toISOString();
-  return ctx.database.transaction((tx) => pruneEventsBefore(tx, cutoff));
+  return pruneEventsBefore(ctx.database, cutoff);
+}
+
+/**
+ * An import's last step (`punchclock import`, in its transaction): the events the source had committed
+ * and not numbered yet (`pending_events`, PostgreSQL) numbered after the imported ones, in their order.
+ */
+export async function numberImportedEvents(tx: Tx): Promise<void> {
+  await numberPendingEventsIn(tx);
 }

@@ -181,6 +181,16 @@ export async function lockedStatement<R>(db: Executor, name: string, statement: 
 }
 
 /**
+ * Makes `tx` read one snapshot of the whole database for all its statements, and write nothing: the
+ * first statement of the transaction. PostgreSQL: REPEATABLE READ, READ ONLY (READ COMMITTED, the
+ * default, takes a new snapshot per statement). SQLite: nothing to do (a transaction is one snapshot,
+ * and `Database.transaction` holds the write lock besides).
+ */
+export async function readOnlySnapshot(tx: Tx): Promise<void> {
+  if (isPostgres(tx)) await sql`set transaction isolation level repeatable read, read only`.execute(tx);
+}
+
+/**
  * Locks a whole table against concurrent writers until the transaction ends (PostgreSQL's SHARE ROW
  * EXCLUSIVE mode: readers go on, a second such lock waits). SQLite: nothing to do, as above.
  */

@@ -3,7 +3,7 @@ import { createReadStream, createWriteStream, existsSync, statSync } from 'node:
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { sql } from 'kysely';
-import type { Database, Executor } from './database.js';
+import { type Database, type Executor, readOnlySnapshot, type Tx } from './database.js';
 import { migrateToLatest } from './migrate.js';
 import type { Schema } from './schema.js';
 
@@ -44,6 +44,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'app_secrets', key: ['name'] },
   { name: 'event_sequences', key: ['company_id'] },
   { name: 'events', key: ['company_id', 'seq'] },
+  // Events committed and not numbered yet (PostgreSQL, issue 32): numbered by the import (afterRows).
+  { name: 'pending_events', key: ['pos'] },
   { name: 'time_entry_breaks', key: ['id'] },
   { name: 'console_sessions', key: ['id_hash'] },
   { name: 'console_invitations', key: ['token_hash'] },
@@ -102,15 +104,18 @@ export async function exportInstallation(
   };
   const counts: Record<string, number> = {};
   try {
-    await write({
-      format: EXPORT_FORMAT,
-      version: EXPORT_VERSION,
-      exportedAt: new Date().toISOString(),
-      source: database.dialect,
-      migrations: await appliedMigrations(database.db),
-    });
-    // One snapshot for the whole file where the database offers it (a read-only transaction).
+    // One snapshot for the whole file, header included (a read-only REPEATABLE READ transaction on
+    // PostgreSQL): every table as of one instant, so an entry never comes without its event (pending
+    // or numbered) and `event_sequences` never behind `events`, however busy the installation is.
     await database.transaction(async (tx) => {
+      await readOnlySnapshot(tx);
+      await write({
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        exportedAt: new Date().toISOString(),
+        source: database.dialect,
+        migrations: await appliedMigrations(tx),
+      });
       for (const table of TABLES) {
         let columns: string[] | null = null;
         counts[table.name] = 0;
@@ -151,9 +156,18 @@ async function assertImportable(database: Database, file: string): Promise<void>
   }
 }
 
+export interface ImportOptions {
+  /**
+   * Runs in the import's transaction after the last row (the CLI numbers the imported pending events
+   * here, with the events module's numbering; this folder knows no module).
+   */
+  afterRows?: (tx: Tx) => Promise<void>;
+}
+
 export async function importInstallation(
   database: Database,
   file: string,
+  options: ImportOptions = {},
 ): Promise<{ file: string; tables: number; rows: Record<string, number> }> {
   await assertImportable(database, file);
   const ours = await appliedMigrations(database.db);
@@ -224,6 +238,7 @@ export async function importInstallation(
       }
     }
     if (!ended) throw new TransferRefused(`${file} is cut short (no end line); nothing was imported`);
+    await options.afterRows?.(tx);
   });
   for (const table of TABLES) counts[table.name] ??= 0;
   return { file: resolve(file), tables: TABLES.length, rows: counts };
