@@ -64,13 +64,27 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   const post = (c: AdminClient, path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
     c.request(path, { method: 'POST', json: body, headers });
 
-  const punch = (c: AdminClient, type: string, occurredAt?: string, key = crypto.randomUUID()) =>
-    post(c, '/self/clock', occurredAt === undefined ? { type } : { type, occurredAt }, {
-      'idempotency-key': key,
-    });
+  /** The server's clock: NOW, but a punch with an occurredAt is sent live at that moment (serverAt). */
+  let clock = NOW;
+  async function punch(
+    c: AdminClient,
+    type: string,
+    occurredAt?: string,
+    key = crypto.randomUUID(),
+    serverAt = occurredAt,
+  ) {
+    clock = serverAt === undefined ? NOW : Date.parse(serverAt);
+    try {
+      return await post(c, '/self/clock', occurredAt === undefined ? { type } : { type, occurredAt }, {
+        'idempotency-key': key,
+      });
+    } finally {
+      clock = NOW;
+    }
+  }
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { now: () => NOW });
+    server = await startTestServer(dialect, { now: () => clock });
     a = await createCompanyFixture(server.ctx, { name: 'Acme', timeZone: 'Europe/Berlin', employeeCount: 3 });
     b = await createCompanyFixture(server.ctx, { name: 'Beta', timeZone: 'Europe/Berlin' });
     await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, a.companyId, { webClock: 'on' }));
@@ -187,15 +201,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       403,
       'csrf_failed',
     );
-    await expectProblem(await punch(self1, 'clock_out', '2026-06-09T23:00:00Z'), 422, 'validation_failed');
-    // A person dates their own punches back at most 24 hours (a terminal's 30 days are not theirs).
-    const old = await expectProblem(
-      await punch(self1, 'clock_out', '2026-06-08T09:59:00Z'),
-      422,
-      'validation_failed',
-    );
-    expect(old.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'too_far_in_past' })]);
-    await json(punch(self1, 'clock_out', '2026-06-09T09:00:00Z'), 201);
+    // The web clock is live: occurredAt within 2 minutes of the server's time, never made up.
+    const live = (occurredAt: string) =>
+      punch(self1, 'clock_out', occurredAt, undefined, '2026-06-09T09:00:00Z');
+    for (const made of [
+      '2026-06-09T23:00:00Z',
+      '2026-06-09T09:02:01Z',
+      '2026-06-09T08:57:59Z',
+      '2026-06-08T09:00:00Z',
+    ]) {
+      const late = await expectProblem(await live(made), 422, 'validation_failed');
+      expect(late.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'not_live' })]);
+    }
+    await json(live('2026-06-09T08:58:00Z'), 201);
   });
 
   it("limits the web clock to the workplace's address ranges", async () => {
@@ -636,7 +654,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       (i: Json) => i.id === request.id,
     );
     expect(waiting).toMatchObject({ status: 'requested', decidedBy: null });
-    expect((await json(manager.request(`/time-entries/${entry.id}`), 200)).endTime).toBe('11:00:00');
+    expect((await json(manager.request(`/time-entries/${entry.id}`), 200)).endTime).toBe('10:58:00');
     // A new request on the locked day is refused when filed.
     await json(
       post(manager, `/correction-requests/${request.id}/reject`, { reason: 'the day is confirmed' }),

@@ -130,7 +130,7 @@ export const WebClockBodySchema = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          'when it happened (RFC 3339 with offset; a punch queued offline sends its own time); default: now. At most 5 minutes ahead and 24 hours back.',
+          "when it happened (RFC 3339 with offset); default: now. The web clock is a live clock: within 2 minutes of the server's time, else 422 validation_failed (code not_live).",
       }),
     ),
   },

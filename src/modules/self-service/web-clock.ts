@@ -13,17 +13,23 @@ import { addressAllowed, principalOfSelf, type Self, todayOf } from './self.js';
 export type WebClockPunch = 'clock_in' | 'break_start' | 'break_end' | 'clock_out';
 
 /**
- * How far back a web-clock punch may be dated: a phone that queued punches offline sends their real
- * time, but a person may not date their own punches back as the API's 30 days allow a terminal.
+ * The web clock is a live clock: a punch is the server's time, and `occurredAt` is accepted only
+ * within 2 minutes of it (a phone's clock a little off). A person may not date their own punches
+ * back or ahead as a terminal's 30 days allow; the workplace's address ranges thus hold for the
+ * moment of the punch. (A kiosk's offline queue goes through the device endpoints, not this route.)
  */
-export const WEB_CLOCK_MAX_DELAY_MS = 24 * 3_600_000;
+export const WEB_CLOCK_TOLERANCE_MS = 2 * 60_000;
 
 function checkOccurredAt(occurredAt: string | undefined, now: number): void {
   if (occurredAt === undefined) return;
   const at = Date.parse(occurredAt);
-  if (Number.isFinite(at) && at < now - WEB_CLOCK_MAX_DELAY_MS)
+  if (Number.isFinite(at) && Math.abs(at - now) > WEB_CLOCK_TOLERANCE_MS)
     throw validationError([
-      { field: 'occurredAt', message: 'a web-clock punch is at most 24 hours old', code: 'too_far_in_past' },
+      {
+        field: 'occurredAt',
+        message: `the web clock records the time of the punch: occurredAt must be within 2 minutes of the server's time (${new Date(now).toISOString()}); leave it out`,
+        code: 'not_live',
+      },
     ]);
 }
 
