@@ -3,7 +3,7 @@ import { cliCallerOf } from '../../src/modules/absences/actors.js';
 import { setEntitlement } from '../../src/modules/absences/leave.js';
 import { updateCompany } from '../../src/modules/companies/service.js';
 import { inTransaction } from '../../src/modules/context.js';
-import { deleteEmployee } from '../../src/modules/employees/changes.js';
+import { deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
@@ -592,6 +592,101 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       410,
       'invitation_invalid',
     );
+  });
+
+  it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Zeta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 6,
+    });
+    const [left, terminated, suspended, inactive, onLeave, active] = c.employees.map((e) => e.id) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    // Access taken away stays away: a deactivated person still counts as the employee's person.
+    const gone = await linked(c.companyId, left);
+    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
+    for (const [id, status] of [
+      [terminated, 'terminated'],
+      [suspended, 'suspended'],
+      [inactive, 'inactive'],
+      [onLeave, 'on_leave'],
+    ] as const)
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
+    const hr = await client
+      .fresh()
+      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '92' }));
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([onLeave, active].sort());
+  });
+
+  it('lets an employee who does not work read self-service but not punch or request (employee_not_active)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Eta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    const id = c.employees[0]!.id;
+    const worker = await linked(c.companyId, id);
+    const absence = await json(
+      post(worker, '/self/absences', { typeCode: 'unpaid', startDate: '2026-07-06', endDate: '2026-07-06' }),
+      201,
+    );
+    const request = await json(
+      post(worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date: '2026-06-08',
+        proposed: { clockIn: '2026-06-08T07:00:00Z', clockOut: '2026-06-08T11:00:00Z' },
+        reason: 'forgot',
+      }),
+      201,
+    );
+    for (const status of ['terminated', 'suspended', 'inactive'] as const) {
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
+      const refused = await expectProblem(await punch(worker, 'clock_in'), 403, 'employee_not_active');
+      expect(refused.detail).toContain(status);
+      await expectProblem(
+        await post(worker, '/self/absences', {
+          typeCode: 'unpaid',
+          startDate: '2026-07-08',
+          endDate: '2026-07-08',
+        }),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, `/self/absences/${absence.id}/withdraw`),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, '/self/correction-requests', {
+          timeEntryId: null,
+          date: '2026-06-05',
+          proposed: { clockIn: '2026-06-05T07:00:00Z', clockOut: '2026-06-05T11:00:00Z' },
+          reason: 'forgot',
+        }),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, `/self/correction-requests/${request.id}/withdraw`),
+        403,
+        'employee_not_active',
+      );
+      // Reads stay.
+      expect((await json(worker.request('/self'), 200)).employee.id).toBe(id);
+      await json(worker.request('/self/absences'), 200);
+      await json(worker.request('/self/correction-requests'), 200);
+    }
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status: 'on_leave' }));
+    expect((await json(punch(worker, 'clock_in'), 201)).type).toBe('clock_in');
   });
 
   it("switches the web clock on the console's Company screen (93 only)", async () => {

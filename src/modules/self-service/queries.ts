@@ -15,6 +15,7 @@ export function findSelfEmployee(db: Executor, companyId: string, employeeId: st
       'e.first_name',
       'e.last_name',
       'e.workplace_id',
+      'e.status',
       'c.time_zone as company_time_zone',
       'c.time_tracking',
       'c.web_clock',
@@ -136,7 +137,14 @@ export async function decideCorrectionRequest(
   return Number(result.numUpdatedRows);
 }
 
-/** Employees of the company (optionally of one workplace) with an email and no person yet, by name. */
+/** The statuses of employees who work (and may be invited to self-service and write there). */
+export const INVITABLE_STATUSES = ['active', 'on_leave'] as const;
+
+/**
+ * Employees of the company (optionally of one workplace), active or on leave, with an email and no
+ * person linked yet, by name. Any linked person counts, a deactivated one too: inviting everyone never gives back access
+ * someone took away.
+ */
 export function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
   let query = db
     .selectFrom('employees as e')
@@ -144,16 +152,9 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
     .where('e.company_id', '=', companyId)
     .where('e.deleted_at', 'is', null)
     .where('e.email', '<>', '')
+    .where('e.status', 'in', [...INVITABLE_STATUSES])
     .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('users as u')
-            .select('u.id')
-            .whereRef('u.employee_id', '=', 'e.id')
-            .where('u.active', '=', 1),
-        ),
-      ),
+      eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.employee_id', '=', 'e.id'))),
     );
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
   return query.orderBy('e.last_name').orderBy('e.first_name').orderBy('e.id').execute();
