@@ -83,6 +83,22 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     }
   }
 
+  /** A shift of 07:00-15:00 (Berlin) with a 30-minute break for `employeeId` on `date`; its id. */
+  async function addEntry(c: CompanyFixture, employeeId: string, date: string): Promise<string> {
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const shift = await server.request(`${PUBLIC}/time-entries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        employee: { id: employeeId },
+        clockIn: `${date}T07:00:00+02:00`,
+        clockOut: `${date}T15:00:00+02:00`,
+        breakMinutes: 30,
+      }),
+    });
+    return ((await json(shift, 201)) as { timeEntryId: string }).timeEntryId;
+  }
+
   beforeAll(async () => {
     server = await startTestServer(dialect, { now: () => clock });
     a = await createCompanyFixture(server.ctx, { name: 'Acme', timeZone: 'Europe/Berlin', employeeCount: 3 });
@@ -687,6 +703,30 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     }
     await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status: 'on_leave' }));
     expect((await json(punch(worker, 'clock_in'), 201)).type).toBe('clock_in');
+  });
+
+  it('refuses all but one of parallel correction requests for one entry (correction_request_open)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Theta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const entry = await addEntry(c, c.employees[0]!.id, '2026-06-08');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(worker, '/self/correction-requests', {
+          timeEntryId: entry,
+          proposed: { breakMinutes: i + 1 },
+          reason: `parallel ${i}`,
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses, JSON.stringify(statuses)).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409))
+      await expectProblem(r, 409, 'correction_request_open');
+    expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(1);
   });
 
   it("switches the web clock on the console's Company screen (93 only)", async () => {

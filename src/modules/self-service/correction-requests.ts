@@ -1,6 +1,6 @@
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestsTable } from '../../platform/db/schema.js';
 import { recordAudit } from '../audit/queries.js';
 import { actorOf } from '../context.js';
@@ -196,7 +196,18 @@ export async function fileCorrectionRequest(
     created_at: at,
     updated_at: at,
   };
-  await insertCorrectionRequest(tx, row);
+  try {
+    await insertCorrectionRequest(tx, row);
+  } catch (error) {
+    // Two requests for one entry at once: both passed the check above, the partial unique index
+    // (correction_requests_open_entry_key) lets one in; the other is the same refusal.
+    if (isUniqueViolation(error))
+      throw new ApiError(
+        'correction_request_open',
+        'another request for this entry is waiting for a decision',
+      );
+    throw error;
+  }
   const stored = (await findCorrectionRequest(tx, row.company_id, row.id))!;
   return recordRequestChange(tx, stored, {
     at,
