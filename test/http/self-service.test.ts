@@ -729,6 +729,86 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(1);
   });
 
+  it('audits invite everyone as the caller with one summary row, and lists who was skipped and why', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Iota',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 4,
+    });
+    const [elsewhere, sameEmail, first, second] = c.employees.map((e) => e.id) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    // Another company signs in with its own single sign-on for iota-partner.example.
+    const at = new Date(NOW).toISOString();
+    await server.ctx.database.db
+      .insertInto('sso_configs')
+      .values({
+        company_id: b.companyId,
+        issuer: 'https://idp.beta.example',
+        client_id: 'beta',
+        client_secret: 'v1.x.x.x.x',
+        groups_claim: null,
+        group_permissions: '{}',
+        create_people: 0,
+        require_sso: 0,
+        configurer_permissions: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    await server.ctx.database.db
+      .insertInto('sso_domains')
+      .values({ domain: 'iota-partner.example', company_id: b.companyId })
+      .execute();
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, elsewhere, { email: 'ext@iota-partner.example' }),
+    );
+    // An active person already has this email, written otherwise (the canonical form is compared).
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, sameEmail, { email: 'Ada.Lovelace@IOTA.example' }),
+    );
+    await createPerson(server.ctx, c.companyId, { email: 'ada.lovelace@iota.example', permissions: '' });
+    const hrPerson = await createPerson(server.ctx, c.companyId, {
+      email: 'hr@iota.example',
+      permissions: '92',
+    });
+    const hr = await client.fresh().signedIn(hrPerson);
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([first, second].sort());
+    expect(invited.skipped).toEqual(
+      expect.arrayContaining([
+        { employeeId: elsewhere, reason: 'email_domain_signs_in_elsewhere' },
+        { employeeId: sameEmail, reason: 'email_in_use' },
+      ]),
+    );
+    expect(invited.skipped).toHaveLength(2);
+    // The other company's domain is never named.
+    expect(JSON.stringify(invited)).not.toContain('iota-partner');
+    const rows = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_type', 'actor_id', 'target_id', 'details'])
+      .where('company_id', '=', c.companyId)
+      .where('action', 'in', ['user.create', 'user.invite', 'employees.invite_all'])
+      .execute();
+    // Each new person and their invitation name the caller (not `cli`).
+    const newPeople: string[] = invited.items.map((i: Json) => i.userId);
+    const ofInvitees = rows.filter((r) => newPeople.includes(r.target_id!));
+    expect(ofInvitees.map((r) => r.action).sort()).toEqual([
+      'user.create',
+      'user.create',
+      'user.invite',
+      'user.invite',
+    ]);
+    for (const row of ofInvitees) expect(row).toMatchObject({ actor_type: 'user', actor_id: hrPerson.id });
+    const summary = rows.filter((r) => r.action === 'employees.invite_all');
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({ actor_type: 'user', actor_id: hrPerson.id, target_id: c.companyId });
+    expect(JSON.parse(summary[0]!.details!)).toMatchObject({ invited: 2, skipped: 2 });
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

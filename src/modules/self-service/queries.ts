@@ -159,19 +159,3 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
   return query.orderBy('e.last_name').orderBy('e.first_name').orderBy('e.id').execute();
 }
-
-/** Whether an active person of the company already has this email (case-insensitive). */
-export async function activePersonWithEmail(
-  db: Executor,
-  companyId: string,
-  email: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('email', '=', email)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  return row !== undefined;
-}

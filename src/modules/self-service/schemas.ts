@@ -171,4 +171,15 @@ export const InvitedEmployeesSchema = Type.Object({
   items: Type.Array(
     Type.Object({ employeeId: Guid, userId: Guid, url: Type.String(), expiresAt: DateTimeString }),
   ),
+  skipped: Type.Array(
+    Type.Object({
+      employeeId: Guid,
+      reason: Type.Unsafe<string>({
+        type: 'string',
+        description:
+          "email_in_use (an active person of the company has the email), email_domain_signs_in_elsewhere (the email's domain signs in with another company's single sign-on), invalid_email; may grow",
+      }),
+    }),
+    { description: 'employees left out, with the reason' },
+  ),
 });
