@@ -486,6 +486,22 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await json(post(manager, `/correction-requests/${missing.id}/approve`), 200);
     const friday = await json(self0.request('/self/time-entries?from=2026-06-05&to=2026-06-05'), 200);
     expect(friday.items).toEqual([expect.objectContaining({ startTime: '08:00:00', totalHours: 7.5 })]);
+    // Revision 1 names the request in its reason, by the manager; the entry's note is left alone.
+    expect(
+      await server.ctx.database.db
+        .selectFrom('time_entries')
+        .select(['note', 'notes'])
+        .where('id', '=', friday.items[0].id)
+        .executeTakeFirst(),
+    ).toEqual({ note: null, notes: null });
+    const recorded = (await json(manager.request(`/time-entries/${friday.items[0].id}/revisions`), 200))
+      .items;
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      action: 'recorded',
+      reason: `correction request ${missing.id}: I was at the fair all day`,
+      actor: { kind: 'person' },
+    });
 
     // Rejected with a reason; withdrawn by the employee.
     const toReject = await json(

@@ -297,13 +297,19 @@ export async function approveCorrectionRequest(tx: Tx, now: number, person: Cons
       dryRun: false,
     });
   else
-    await addShiftFor(tx, now, person, {
-      employee: { id: row.employee_id },
-      clockIn: row.proposed_clock_in!,
-      clockOut: row.proposed_clock_out!,
-      breakMinutes: row.proposed_break_minutes,
-      note: revisionReason(row),
-    });
+    // The request names itself in revision 1's reason; the entry's note stays the employee's to write.
+    await addShiftFor(
+      tx,
+      now,
+      person,
+      {
+        employee: { id: row.employee_id },
+        clockIn: row.proposed_clock_in!,
+        clockOut: row.proposed_clock_out!,
+        breakMinutes: row.proposed_break_minutes,
+      },
+      { revisionReason: revisionReason(row) },
+    );
   return recordRequestChange(tx, settled, {
     at,
     actorId: person.id,
