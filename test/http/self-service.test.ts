@@ -825,6 +825,64 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect(JSON.parse(summary[0]!.details!)).toMatchObject({ invited: 2, skipped: 2 });
   });
 
+  it('closes the waiting requests of a deleted entry or employee (withdrawn by the system, with the event)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Kappa',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@kappa.example', permissions: '47,91' }),
+      );
+    const [ofEntry, ofEmployee] = await Promise.all(
+      c.employees.map(async (e) => ({ employee: e.id, worker: await linked(c.companyId, e.id) })),
+    );
+    const entry = await addEntry(c, ofEntry!.employee, '2026-06-08');
+    const onEntry = await json(
+      post(ofEntry!.worker, '/self/correction-requests', {
+        timeEntryId: entry,
+        proposed: { breakMinutes: 45 },
+        reason: 'longer lunch',
+      }),
+      201,
+    );
+    const missing = await json(
+      post(ofEmployee!.worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date: '2026-06-08',
+        proposed: { clockIn: '2026-06-08T07:00:00Z', clockOut: '2026-06-08T11:00:00Z' },
+        reason: 'forgot',
+      }),
+      201,
+    );
+    const deleted = await boss.request(`/time-entries/${entry}`, {
+      method: 'DELETE',
+      json: { reason: 'duplicate' },
+    });
+    expect(deleted.status, await deleted.clone().text()).toBe(204);
+    await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, ofEmployee!.employee));
+    const closed = (await json(boss.request('/correction-requests?status=withdrawn'), 200)).items as Json[];
+    expect(closed.map((i) => i.id).sort()).toEqual([onEntry.id, missing.id].sort());
+    for (const item of closed) expect(item.decidedBy).toMatchObject({ kind: 'system', id: null });
+    expect(closed.find((i) => i.id === onEntry.id)!.decisionReason).toBe('the time entry was deleted');
+    expect(closed.find((i) => i.id === missing.id)!.decisionReason).toBe('the employee was deleted');
+    expect((await json(boss.request('/correction-requests'), 200)).items).toEqual([]);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const feed = await server.request(`${PUBLIC}/changes?types=correction.withdrawn&limit=100`, {
+      headers: { authorization: `Bearer ${t}` },
+    });
+    const events = (await json(feed, 200)).items as Json[];
+    expect(events.map((e) => `${e.data.id}:${e.data.status}:${e.data.decidedBy.kind}`).sort()).toEqual(
+      [`${onEntry.id}:withdrawn:system`, `${missing.id}:withdrawn:system`].sort(),
+    );
+    // The employee sees it closed in their list.
+    expect((await json(ofEntry!.worker.request('/self/correction-requests'), 200)).items[0].status).toBe(
+      'withdrawn',
+    );
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

@@ -19,6 +19,7 @@ import {
   listCorrectionRequests,
   openRequestForEntry,
 } from './queries.js';
+import { requestView } from './request-view.js';
 import type { CorrectionRequestBody, CorrectionRequestStatus, CorrectionRequestView } from './schemas.js';
 import { principalOfSelf, type Self } from './self.js';
 
@@ -31,33 +32,6 @@ import { principalOfSelf, type Self } from './self.js';
  * Statuses: requested → approved | rejected | withdrawn; each decision is a conditional update of a
  * row still requested (decided once).
  */
-
-export function requestView(row: CorrectionRequestWithEmployee): CorrectionRequestView {
-  return {
-    id: row.id,
-    employee: { id: row.employee_id, externalId: row.employee_external_id },
-    timeEntryId: row.time_entry_id,
-    date: row.date,
-    proposed: {
-      clockIn: row.proposed_clock_in,
-      clockOut: row.proposed_clock_out,
-      breakMinutes: row.proposed_break_minutes,
-    },
-    reason: row.reason,
-    status: row.status as CorrectionRequestStatus,
-    decidedBy:
-      row.decided_by_kind === null
-        ? null
-        : {
-            kind: row.decided_by_kind as 'person',
-            id: row.decided_by_id,
-            name: row.decided_by_name,
-          },
-    decidedAt: row.decided_at,
-    decisionReason: row.decision_reason,
-    createdAt: row.created_at,
-  };
-}
 
 function notFound(id: string): ApiError {
   return new ApiError('not_found', `no correction request ${id} of yours`);

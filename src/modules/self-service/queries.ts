@@ -108,6 +108,22 @@ export function listCorrectionRequests(
   return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(200).execute();
 }
 
+/** The waiting requests of an entry, or of an employee. */
+export function waitingRequestsOf(
+  db: Executor,
+  of: { entryId: string } | { employeeId: string },
+): Promise<CorrectionRequestWithEmployee[]> {
+  const query = requests(db).where('r.status', '=', 'requested');
+  return (
+    'entryId' in of
+      ? query.where('r.time_entry_id', '=', of.entryId)
+      : query.where('r.employee_id', '=', of.employeeId)
+  )
+    .orderBy('r.created_at')
+    .orderBy('r.id')
+    .execute();
+}
+
 /** Whether a request for this entry is waiting (the partial unique index is the last word). */
 export async function openRequestForEntry(db: Executor, entryId: string): Promise<string | undefined> {
   const row = await db
