@@ -883,6 +883,49 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('refuses to approve a request over an entry changed since it was filed (version_mismatch)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Lambda',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@lambda.example', permissions: '47,91' }),
+      );
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const entry = await addEntry(c, c.employees[0]!.id, '2026-06-08');
+    const request = await json(
+      post(worker, '/self/correction-requests', {
+        timeEntryId: entry,
+        proposed: { breakMinutes: 45 },
+        reason: 'longer lunch',
+      }),
+      201,
+    );
+    // A manager corrects the entry meanwhile: the request was about the entry as it was.
+    await json(
+      boss.request(`/time-entries/${entry}`, {
+        method: 'PATCH',
+        json: { clockOut: '2026-06-08T16:00:00+02:00', reason: 'left later' },
+      }),
+      200,
+    );
+    const refused = await expectProblem(
+      await post(boss, `/correction-requests/${request.id}/approve`),
+      412,
+      'version_mismatch',
+    );
+    expect(refused.detail).toMatch(/reject the request and ask the employee to file it again/);
+    const after = await json(boss.request(`/time-entries/${entry}`), 200);
+    expect(after).toMatchObject({ breakMinutes: 30, endTime: '16:00:00' });
+    expect((await json(boss.request('/correction-requests'), 200)).items).toEqual([
+      expect.objectContaining({ id: request.id, status: 'requested' }),
+    ]);
+    await json(post(boss, `/correction-requests/${request.id}/reject`, { reason: 'the entry changed' }), 200);
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

@@ -59,7 +59,7 @@ function decideRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Approve a correction request',
         operationId: 'approveCorrectionRequest',
         description:
-          "Applies the proposed times through the correction of PATCH /time-entries/{id} (or records the missing shift) as the manager, with a reason naming the request, then approves it; every refusal of that correction applies. Permission 91; one's own request: 403 own_entry.",
+          "Applies the proposed times through the correction of PATCH /time-entries/{id} (or records the missing shift) as the manager, with a reason naming the request, then approves it; every refusal of that correction applies. The entry changed since the request was filed: 412 version_mismatch (reject it and ask the employee to file again). Permission 91; one's own request: 403 own_entry.",
         tags: TAG,
         params: IdParamsSchema,
         response: {

@@ -86,7 +86,7 @@ async function checkEntryRequest(
     ifMatch: null,
     dryRun: true,
   });
-  return { entryId: entry.id, date: entry.work_date };
+  return { entryId: entry.id, version: entry.version, date: entry.work_date };
 }
 
 /** The rules of a request for a missing entry: the shift a manager would add, dry-run. */
@@ -114,7 +114,7 @@ async function checkMissingRequest(tx: Tx, now: number, self: Self, body: Correc
     throw validationError([
       field('date', `the proposed times are worked on ${result.body.workDate}`, 'mismatch'),
     ]);
-  return { entryId: null, date: body.date };
+  return { entryId: null, version: null, date: body.date };
 }
 
 async function recordRequestChange(
@@ -155,6 +155,7 @@ export async function fileCorrectionRequest(
     company_id: self.person.companyId,
     employee_id: self.employee.id,
     time_entry_id: target.entryId,
+    time_entry_version: target.version,
     date: target.date,
     proposed_clock_in: body.proposed.clockIn ?? null,
     proposed_clock_out: body.proposed.clockOut ?? null,
@@ -267,8 +268,17 @@ export async function approveCorrectionRequest(tx: Tx, now: number, person: Cons
     await correctEntry(tx, now, managerOfAdmin(actorOf(person), person.companyId), {
       entryId: row.time_entry_id,
       body: { ...proposed, reason: revisionReason(row) },
-      ifMatch: null,
+      // Applied only over the entry the employee saw: changed since (a punch, a manager's correction)
+      // is refused, and the request stays waiting to be rejected and filed again.
+      ifMatch: row.time_entry_version === null ? null : [row.time_entry_version],
       dryRun: false,
+    }).catch((error: unknown) => {
+      if (error instanceof ApiError && error.errorName === 'version_mismatch')
+        throw new ApiError(
+          'version_mismatch',
+          `the entry changed after the request was filed (it was at version ${row.time_entry_version}): reject the request and ask the employee to file it again on the entry as it is now`,
+        );
+      throw error;
     });
   else
     // The request names itself in revision 1's reason; the entry's note stays the employee's to write.

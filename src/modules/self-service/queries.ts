@@ -51,6 +51,7 @@ const REQUEST_COLUMNS = [
   'r.company_id',
   'r.employee_id',
   'r.time_entry_id',
+  'r.time_entry_version',
   'r.date',
   'r.proposed_clock_in',
   'r.proposed_clock_out',

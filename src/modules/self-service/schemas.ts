@@ -42,7 +42,8 @@ export const CorrectionRequestSchema = Type.Object(
       description: 'requested, approved, rejected or withdrawn; may grow',
     }),
     decidedBy: Type.Union([ActorSchema, Type.Null()], {
-      description: 'who approved or rejected it (the employee when withdrawn; `{kind: system}` when its entry or employee was deleted); null while requested',
+      description:
+        'who approved or rejected it (the employee when withdrawn; `{kind: system}` when its entry or employee was deleted); null while requested',
     }),
     decidedAt: NullableOut(DateTimeString),
     decisionReason: NullableOut(Type.String({ description: "a rejection's reason" })),

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
  *   own browser (the personal web clock);
  * - workplaces.web_clock_allowed_ips (comma-separated CIDR ranges, null: any address);
  * - correction_requests: an employee's request to correct an entry (or to add a missing one), decided
- *   by a manager. A partial unique index allows one waiting request per entry; a decision is a
+ *   by a manager; `time_entry_version` is the entry's version when it was filed (an approval applies
+ *   only over that version). A partial unique index allows one waiting request per entry; a decision is a
  *   conditional update of a row still `requested`, so a request is decided once.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -21,6 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
     .addColumn('employee_id', 'text', (c) => c.notNull().references('employees.id'))
     .addColumn('time_entry_id', 'text')
+    .addColumn('time_entry_version', 'integer')
     .addColumn('date', 'text', (c) => c.notNull())
     .addColumn('proposed_clock_in', 'text')
     .addColumn('proposed_clock_out', 'text')
