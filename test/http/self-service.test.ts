@@ -926,6 +926,34 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await json(post(boss, `/correction-requests/${request.id}/reject`, { reason: 'the entry changed' }), 200);
   });
 
+  it('invites in the same order on both databases (no last name first) and finds people by employee through an index', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Mu',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 3,
+    });
+    const [zed, nameless, alpha] = c.employees.map((e) => e.id) as [string, string, string];
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, zed, { lastName: 'Zed' }));
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, nameless, { lastName: 'none' }));
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, alpha, { lastName: 'Alpha' }));
+    const hr = await client
+      .fresh()
+      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '92' }));
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId)).toEqual([nameless, alpha, zed]);
+    const { sql } = await import('kysely');
+    const db = server.ctx.database.db;
+    const indexes =
+      dialect.name === 'sqlite'
+        ? await sql<{
+            name: string;
+          }>`select name from sqlite_master where type = 'index' and tbl_name = 'users'`.execute(db)
+        : await sql<{
+            name: string;
+          }>`select indexname as name from pg_indexes where tablename = 'users'`.execute(db);
+    expect(indexes.rows.map((r) => r.name)).toContain('users_employee_idx');
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestRow, CorrectionRequestsTable } from '../../platform/db/schema.js';
 
@@ -174,5 +175,10 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
       eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.employee_id', '=', 'e.id'))),
     );
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
-  return query.orderBy('e.last_name').orderBy('e.first_name').orderBy('e.id').execute();
+  // Names may be null: as '' they sort first on both databases (nulls sort last on PostgreSQL only).
+  return query
+    .orderBy(sql`coalesce(e.last_name, '')`)
+    .orderBy(sql`coalesce(e.first_name, '')`)
+    .orderBy('e.id')
+    .execute();
 }

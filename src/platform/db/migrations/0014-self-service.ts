@@ -55,9 +55,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('status'), '=', sql.lit('requested'))
     .execute();
+  // A self-service person is found by their employee on every request, and "invite everyone" asks
+  // whether an employee has a person.
+  await db.schema.createIndex('users_employee_idx').on('users').column('employee_id').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('users_employee_idx').execute();
   await db.schema.dropTable('correction_requests').execute();
   await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
   await db.schema.alterTable('companies').dropColumn('web_clock').execute();
