@@ -954,6 +954,37 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect(indexes.rows.map((r) => r.name)).toContain('users_employee_idx');
   });
 
+  it("counts today's hours from midnight: a session open since yesterday, yesterday's night shift", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Nu',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    const night = await linked(c.companyId, c.employees[0]!.id);
+    // Clocked in yesterday at 22:00 in Berlin, still in at 12:00 today: 12 hours today, not 14.
+    await json(punch(night, 'clock_in', '2026-06-08T20:00:00Z'), 201);
+    expect(await json(night.request('/self'), 200)).toMatchObject({
+      today: '2026-06-09',
+      state: { clockedIn: true },
+      todayHours: 12,
+    });
+    // Yesterday's shift 20:00-04:00 (an overnight shift has no break): today's 4 hours.
+    const shifter = await linked(c.companyId, c.employees[1]!.id);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const shift = await server.request(`${PUBLIC}/time-entries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        employee: { id: c.employees[1]!.id },
+        clockIn: '2026-06-08T20:00:00+02:00',
+        clockOut: '2026-06-09T04:00:00+02:00',
+      }),
+    });
+    await json(shift, 201);
+    expect((await json(shifter.request('/self'), 200)).todayHours).toBe(4);
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

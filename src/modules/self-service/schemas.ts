@@ -115,7 +115,7 @@ export const SelfSchema = Type.Object({
     since: NullableOut(DateTimeString),
     timeEntryId: NullableOut(Type.String({ format: 'uuid' })),
   }),
-  todayHours: Type.Number({ description: 'net hours worked today, the open session up to now included' }),
+  todayHours: Type.Number({ description: 'net hours worked today from local midnight: the open session up to now included, a session or shift begun yesterday only from midnight' }),
   webClock: Type.Object({
     enabled: Type.Boolean({ description: "the company's switch" }),
     allowedHere: Type.Boolean({ description: "whether this address may punch (the workplace's ranges)" }),
