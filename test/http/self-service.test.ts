@@ -985,6 +985,52 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect((await json(shifter.request('/self'), 200)).todayHours).toBe(4);
   });
 
+  it('pages my time entries beyond 100 with a cursor', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Xi',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const created: string[] = [];
+    for (let day = 0; day < 26; day += 1)
+      for (const hour of [1, 3, 5, 7]) {
+        const date = new Date(Date.parse('2026-05-12T00:00:00Z') + day * 86_400_000)
+          .toISOString()
+          .slice(0, 10);
+        const pad = (n: number) => String(n).padStart(2, '0');
+        const shift = await server.request(`${PUBLIC}/time-entries`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            employee: { id: c.employees[0]!.id },
+            clockIn: `${date}T${pad(hour)}:00:00Z`,
+            clockOut: `${date}T${pad(hour)}:30:00Z`,
+          }),
+        });
+        created.push(((await json(shift, 201)) as { timeEntryId: string }).timeEntryId);
+      }
+    const first = await json(worker.request('/self/time-entries?from=2026-05-01&to=2026-06-09'), 200);
+    expect(first.items).toHaveLength(100);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await json(
+      worker.request(
+        `/self/time-entries?from=2026-05-01&to=2026-06-09&cursor=${encodeURIComponent(first.nextCursor)}`,
+      ),
+      200,
+    );
+    expect(second.items).toHaveLength(4);
+    expect(second.nextCursor ?? null).toBeNull();
+    expect([...first.items, ...second.items].map((i: Json) => i.id).sort()).toEqual(created.sort());
+    // A forged cursor is refused.
+    await expectProblem(
+      await worker.request('/self/time-entries?from=2026-05-01&to=2026-06-09&cursor=forged'),
+      422,
+      'validation_failed',
+    );
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',

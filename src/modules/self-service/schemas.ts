@@ -115,7 +115,10 @@ export const SelfSchema = Type.Object({
     since: NullableOut(DateTimeString),
     timeEntryId: NullableOut(Type.String({ format: 'uuid' })),
   }),
-  todayHours: Type.Number({ description: 'net hours worked today from local midnight: the open session up to now included, a session or shift begun yesterday only from midnight' }),
+  todayHours: Type.Number({
+    description:
+      'net hours worked today from local midnight: the open session up to now included, a session or shift begun yesterday only from midnight',
+  }),
   webClock: Type.Object({
     enabled: Type.Boolean({ description: "the company's switch" }),
     allowedHere: Type.Boolean({ description: "whether this address may punch (the workplace's ranges)" }),
@@ -142,6 +145,16 @@ export const SelfRangeQuerySchema = Type.Object(
   {
     from: DateString,
     to: DateString,
+  },
+  { additionalProperties: false },
+);
+
+/** GET /self/time-entries: a range, paged (100 a page; `nextCursor` for the next). */
+export const SelfEntriesQuerySchema = Type.Object(
+  {
+    from: DateString,
+    to: DateString,
+    cursor: Type.Optional(Type.String({ maxLength: 1024, description: "the previous page's nextCursor" })),
   },
   { additionalProperties: false },
 );

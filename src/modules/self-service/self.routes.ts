@@ -26,6 +26,7 @@ import {
   CorrectionRequestListSchema,
   CorrectionRequestSchema,
   SelfAbsenceBodySchema,
+  SelfEntriesQuerySchema,
   SelfRangeQuerySchema,
   SelfSchema,
   SelfYearQuerySchema,
@@ -134,9 +135,9 @@ function entriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         summary: 'My time entries',
         operationId: 'listOwnTimeEntries',
         description:
-          'The entries of the employee the person is, worked from..to (at most 92 days; 100 at most).',
+          "The entries of the employee the person is, worked from..to (at most 92 days), 100 a page: send the page's `nextCursor` as `cursor` for the next.",
         tags: TAG,
-        querystring: SelfRangeQuerySchema,
+        querystring: SelfEntriesQuerySchema,
         response: { 200: TimeEntryPageSchema, ...sessionErrors([...SELF, 'validation_failed']) },
       },
     },
@@ -146,6 +147,7 @@ function entriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         employeeId: self.employee.id,
         from: request.query.from,
         to: request.query.to,
+        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
         limit: 100,
       });
     },
