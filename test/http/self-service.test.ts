@@ -240,7 +240,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(await punch(self0, 'clock_in', '2026-06-09T09:00:00Z'), 403, 'address_not_allowed');
     await set('203.0.113.0/24,127.0.0.0/8,::1/128');
     expect((await json(self0.request('/self'), 200)).webClock.allowedHere).toBe(true);
+    // The console's workplace list shows the ranges (null: any address).
+    const listed = (await json(manager.request('/workplaces'), 200)).items as Json[];
+    expect(listed.find((w) => w.id === a.workplaceId)!.webClockAllowedIps).toEqual([
+      '203.0.113.0/24',
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
     await set('none');
+    expect(
+      ((await json(manager.request('/workplaces'), 200)).items as Json[]).find((w) => w.id === a.workplaceId)!
+        .webClockAllowedIps,
+    ).toBeNull();
     await expect(set('not-an-address')).rejects.toThrow(/not an address/);
   });
 
