@@ -834,6 +834,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect(summary).toHaveLength(1);
     expect(summary[0]).toMatchObject({ actor_type: 'user', actor_id: hrPerson.id, target_id: c.companyId });
     expect(JSON.parse(summary[0]!.details!)).toMatchObject({ invited: 2, skipped: 2 });
+    // Creating a person checks the canonical form too (one person per email, as sign-in finds them).
+    await expect(
+      inTransaction(server.ctx, (tx, now) =>
+        createUser(tx, now, { companyId: c.companyId, email: 'HR@Iota.Example' }),
+      ),
+    ).rejects.toThrow(/already exists/);
   });
 
   it('closes the waiting requests of a deleted entry or employee (withdrawn by the system, with the event)', async () => {
