@@ -2121,7 +2121,7 @@ export interface components {
             reason: string;
             /** @description requested, approved, rejected or withdrawn; may grow */
             status: string;
-            /** @description who approved or rejected it (the employee when withdrawn); null while requested */
+            /** @description who approved or rejected it (the employee when withdrawn; `{kind: system}` when its entry or employee was deleted); null while requested */
             decidedBy: components["schemas"]["Actor"] | null;
             /** Format: date-time */
             decidedAt: string | null;

@@ -155,6 +155,11 @@ export const ERROR_CATALOGUE = {
     code: 6053,
     title: 'A correction request for this entry is already waiting for a decision',
   },
+  employee_not_active: {
+    status: 403,
+    code: 6054,
+    title: 'The employee is not active: self-service shows their data but takes no punches or requests',
+  },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

@@ -3,7 +3,7 @@ import { cliCallerOf } from '../../src/modules/absences/actors.js';
 import { setEntitlement } from '../../src/modules/absences/leave.js';
 import { updateCompany } from '../../src/modules/companies/service.js';
 import { inTransaction } from '../../src/modules/context.js';
-import { deleteEmployee } from '../../src/modules/employees/changes.js';
+import { deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
@@ -64,13 +64,43 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   const post = (c: AdminClient, path: string, body: unknown = {}, headers: Record<string, string> = {}) =>
     c.request(path, { method: 'POST', json: body, headers });
 
-  const punch = (c: AdminClient, type: string, occurredAt?: string, key = crypto.randomUUID()) =>
-    post(c, '/self/clock', occurredAt === undefined ? { type } : { type, occurredAt }, {
-      'idempotency-key': key,
+  /** The server's clock: NOW, but a punch with an occurredAt is sent live at that moment (serverAt). */
+  let clock = NOW;
+  async function punch(
+    c: AdminClient,
+    type: string,
+    occurredAt?: string,
+    key = crypto.randomUUID(),
+    serverAt = occurredAt,
+  ) {
+    clock = serverAt === undefined ? NOW : Date.parse(serverAt);
+    try {
+      return await post(c, '/self/clock', occurredAt === undefined ? { type } : { type, occurredAt }, {
+        'idempotency-key': key,
+      });
+    } finally {
+      clock = NOW;
+    }
+  }
+
+  /** A shift of 07:00-15:00 (Berlin) with a 30-minute break for `employeeId` on `date`; its id. */
+  async function addEntry(c: CompanyFixture, employeeId: string, date: string): Promise<string> {
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const shift = await server.request(`${PUBLIC}/time-entries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        employee: { id: employeeId },
+        clockIn: `${date}T07:00:00+02:00`,
+        clockOut: `${date}T15:00:00+02:00`,
+        breakMinutes: 30,
+      }),
     });
+    return ((await json(shift, 201)) as { timeEntryId: string }).timeEntryId;
+  }
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { now: () => NOW });
+    server = await startTestServer(dialect, { now: () => clock });
     a = await createCompanyFixture(server.ctx, { name: 'Acme', timeZone: 'Europe/Berlin', employeeCount: 3 });
     b = await createCompanyFixture(server.ctx, { name: 'Beta', timeZone: 'Europe/Berlin' });
     await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, a.companyId, { webClock: 'on' }));
@@ -187,15 +217,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       403,
       'csrf_failed',
     );
-    await expectProblem(await punch(self1, 'clock_out', '2026-06-09T23:00:00Z'), 422, 'validation_failed');
-    // A person dates their own punches back at most 24 hours (a terminal's 30 days are not theirs).
-    const old = await expectProblem(
-      await punch(self1, 'clock_out', '2026-06-08T09:59:00Z'),
-      422,
-      'validation_failed',
-    );
-    expect(old.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'too_far_in_past' })]);
-    await json(punch(self1, 'clock_out', '2026-06-09T09:00:00Z'), 201);
+    // The web clock is live: occurredAt within 2 minutes of the server's time, never made up.
+    const live = (occurredAt: string) =>
+      punch(self1, 'clock_out', occurredAt, undefined, '2026-06-09T09:00:00Z');
+    for (const made of [
+      '2026-06-09T23:00:00Z',
+      '2026-06-09T09:02:01Z',
+      '2026-06-09T08:57:59Z',
+      '2026-06-08T09:00:00Z',
+    ]) {
+      const late = await expectProblem(await live(made), 422, 'validation_failed');
+      expect(late.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'not_live' })]);
+    }
+    await json(live('2026-06-09T08:58:00Z'), 201);
   });
 
   it("limits the web clock to the workplace's address ranges", async () => {
@@ -206,7 +240,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(await punch(self0, 'clock_in', '2026-06-09T09:00:00Z'), 403, 'address_not_allowed');
     await set('203.0.113.0/24,127.0.0.0/8,::1/128');
     expect((await json(self0.request('/self'), 200)).webClock.allowedHere).toBe(true);
+    // The console's workplace list shows the ranges (null: any address).
+    const listed = (await json(manager.request('/workplaces'), 200)).items as Json[];
+    expect(listed.find((w) => w.id === a.workplaceId)!.webClockAllowedIps).toEqual([
+      '203.0.113.0/24',
+      '127.0.0.0/8',
+      '::1/128',
+    ]);
     await set('none');
+    expect(
+      ((await json(manager.request('/workplaces'), 200)).items as Json[]).find((w) => w.id === a.workplaceId)!
+        .webClockAllowedIps,
+    ).toBeNull();
     await expect(set('not-an-address')).rejects.toThrow(/not an address/);
   });
 
@@ -452,6 +497,22 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await json(post(manager, `/correction-requests/${missing.id}/approve`), 200);
     const friday = await json(self0.request('/self/time-entries?from=2026-06-05&to=2026-06-05'), 200);
     expect(friday.items).toEqual([expect.objectContaining({ startTime: '08:00:00', totalHours: 7.5 })]);
+    // Revision 1 names the request in its reason, by the manager; the entry's note is left alone.
+    expect(
+      await server.ctx.database.db
+        .selectFrom('time_entries')
+        .select(['note', 'notes'])
+        .where('id', '=', friday.items[0].id)
+        .executeTakeFirst(),
+    ).toEqual({ note: null, notes: null });
+    const recorded = (await json(manager.request(`/time-entries/${friday.items[0].id}/revisions`), 200))
+      .items;
+    expect(recorded).toHaveLength(1);
+    expect(recorded[0]).toMatchObject({
+      action: 'recorded',
+      reason: `correction request ${missing.id}: I was at the fair all day`,
+      actor: { kind: 'person' },
+    });
 
     // Rejected with a reason; withdrawn by the employee.
     const toReject = await json(
@@ -576,6 +637,417 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Zeta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 6,
+    });
+    const [left, terminated, suspended, inactive, onLeave, active] = c.employees.map((e) => e.id) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
+    // Access taken away stays away: a deactivated person still counts as the employee's person.
+    const gone = await linked(c.companyId, left);
+    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
+    for (const [id, status] of [
+      [terminated, 'terminated'],
+      [suspended, 'suspended'],
+      [inactive, 'inactive'],
+      [onLeave, 'on_leave'],
+    ] as const)
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
+    const hr = await client
+      .fresh()
+      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '92' }));
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([onLeave, active].sort());
+  });
+
+  it('lets an employee who does not work read self-service but not punch or request (employee_not_active)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Eta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    const id = c.employees[0]!.id;
+    const worker = await linked(c.companyId, id);
+    const absence = await json(
+      post(worker, '/self/absences', { typeCode: 'unpaid', startDate: '2026-07-06', endDate: '2026-07-06' }),
+      201,
+    );
+    const request = await json(
+      post(worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date: '2026-06-08',
+        proposed: { clockIn: '2026-06-08T07:00:00Z', clockOut: '2026-06-08T11:00:00Z' },
+        reason: 'forgot',
+      }),
+      201,
+    );
+    for (const status of ['terminated', 'suspended', 'inactive'] as const) {
+      await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
+      const refused = await expectProblem(await punch(worker, 'clock_in'), 403, 'employee_not_active');
+      expect(refused.detail).toContain(status);
+      await expectProblem(
+        await post(worker, '/self/absences', {
+          typeCode: 'unpaid',
+          startDate: '2026-07-08',
+          endDate: '2026-07-08',
+        }),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, `/self/absences/${absence.id}/withdraw`),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, '/self/correction-requests', {
+          timeEntryId: null,
+          date: '2026-06-05',
+          proposed: { clockIn: '2026-06-05T07:00:00Z', clockOut: '2026-06-05T11:00:00Z' },
+          reason: 'forgot',
+        }),
+        403,
+        'employee_not_active',
+      );
+      await expectProblem(
+        await post(worker, `/self/correction-requests/${request.id}/withdraw`),
+        403,
+        'employee_not_active',
+      );
+      // Reads stay.
+      expect((await json(worker.request('/self'), 200)).employee.id).toBe(id);
+      await json(worker.request('/self/absences'), 200);
+      await json(worker.request('/self/correction-requests'), 200);
+    }
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status: 'on_leave' }));
+    expect((await json(punch(worker, 'clock_in'), 201)).type).toBe('clock_in');
+  });
+
+  it('refuses all but one of parallel correction requests for one entry (correction_request_open)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Theta',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const entry = await addEntry(c, c.employees[0]!.id, '2026-06-08');
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        post(worker, '/self/correction-requests', {
+          timeEntryId: entry,
+          proposed: { breakMinutes: i + 1 },
+          reason: `parallel ${i}`,
+        }),
+      ),
+    );
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses, JSON.stringify(statuses)).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409))
+      await expectProblem(r, 409, 'correction_request_open');
+    expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(1);
+  });
+
+  it('audits invite everyone as the caller with one summary row, and lists who was skipped and why', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Iota',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 4,
+    });
+    const [elsewhere, sameEmail, first, second] = c.employees.map((e) => e.id) as [
+      string,
+      string,
+      string,
+      string,
+    ];
+    // Another company signs in with its own single sign-on for iota-partner.example.
+    const at = new Date(NOW).toISOString();
+    await server.ctx.database.db
+      .insertInto('sso_configs')
+      .values({
+        company_id: b.companyId,
+        issuer: 'https://idp.beta.example',
+        client_id: 'beta',
+        client_secret: 'v1.x.x.x.x',
+        groups_claim: null,
+        group_permissions: '{}',
+        create_people: 0,
+        require_sso: 0,
+        configurer_permissions: null,
+        created_at: at,
+        updated_at: at,
+      })
+      .execute();
+    await server.ctx.database.db
+      .insertInto('sso_domains')
+      .values({ domain: 'iota-partner.example', company_id: b.companyId })
+      .execute();
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, elsewhere, { email: 'ext@iota-partner.example' }),
+    );
+    // An active person already has this email, written otherwise (the canonical form is compared).
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, sameEmail, { email: 'Ada.Lovelace@IOTA.example' }),
+    );
+    await createPerson(server.ctx, c.companyId, { email: 'ada.lovelace@iota.example', permissions: '' });
+    const hrPerson = await createPerson(server.ctx, c.companyId, {
+      email: 'hr@iota.example',
+      permissions: '92',
+    });
+    const hr = await client.fresh().signedIn(hrPerson);
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([first, second].sort());
+    expect(invited.skipped).toEqual(
+      expect.arrayContaining([
+        { employeeId: elsewhere, reason: 'email_domain_signs_in_elsewhere' },
+        { employeeId: sameEmail, reason: 'email_in_use' },
+      ]),
+    );
+    expect(invited.skipped).toHaveLength(2);
+    // The other company's domain is never named.
+    expect(JSON.stringify(invited)).not.toContain('iota-partner');
+    const rows = await server.ctx.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'actor_type', 'actor_id', 'target_id', 'details'])
+      .where('company_id', '=', c.companyId)
+      .where('action', 'in', ['user.create', 'user.invite', 'employees.invite_all'])
+      .execute();
+    // Each new person and their invitation name the caller (not `cli`).
+    const newPeople: string[] = invited.items.map((i: Json) => i.userId);
+    const ofInvitees = rows.filter((r) => newPeople.includes(r.target_id!));
+    expect(ofInvitees.map((r) => r.action).sort()).toEqual([
+      'user.create',
+      'user.create',
+      'user.invite',
+      'user.invite',
+    ]);
+    for (const row of ofInvitees) expect(row).toMatchObject({ actor_type: 'user', actor_id: hrPerson.id });
+    const summary = rows.filter((r) => r.action === 'employees.invite_all');
+    expect(summary).toHaveLength(1);
+    expect(summary[0]).toMatchObject({ actor_type: 'user', actor_id: hrPerson.id, target_id: c.companyId });
+    expect(JSON.parse(summary[0]!.details!)).toMatchObject({ invited: 2, skipped: 2 });
+    // Creating a person checks the canonical form too (one person per email, as sign-in finds them).
+    await expect(
+      inTransaction(server.ctx, (tx, now) =>
+        createUser(tx, now, { companyId: c.companyId, email: 'HR@Iota.Example' }),
+      ),
+    ).rejects.toThrow(/already exists/);
+  });
+
+  it('closes the waiting requests of a deleted entry or employee (withdrawn by the system, with the event)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Kappa',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@kappa.example', permissions: '47,91' }),
+      );
+    const [ofEntry, ofEmployee] = await Promise.all(
+      c.employees.map(async (e) => ({ employee: e.id, worker: await linked(c.companyId, e.id) })),
+    );
+    const entry = await addEntry(c, ofEntry!.employee, '2026-06-08');
+    const onEntry = await json(
+      post(ofEntry!.worker, '/self/correction-requests', {
+        timeEntryId: entry,
+        proposed: { breakMinutes: 45 },
+        reason: 'longer lunch',
+      }),
+      201,
+    );
+    const missing = await json(
+      post(ofEmployee!.worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date: '2026-06-08',
+        proposed: { clockIn: '2026-06-08T07:00:00Z', clockOut: '2026-06-08T11:00:00Z' },
+        reason: 'forgot',
+      }),
+      201,
+    );
+    const deleted = await boss.request(`/time-entries/${entry}`, {
+      method: 'DELETE',
+      json: { reason: 'duplicate' },
+    });
+    expect(deleted.status, await deleted.clone().text()).toBe(204);
+    await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, ofEmployee!.employee));
+    const closed = (await json(boss.request('/correction-requests?status=withdrawn'), 200)).items as Json[];
+    expect(closed.map((i) => i.id).sort()).toEqual([onEntry.id, missing.id].sort());
+    for (const item of closed) expect(item.decidedBy).toMatchObject({ kind: 'system', id: null });
+    expect(closed.find((i) => i.id === onEntry.id)!.decisionReason).toBe('the time entry was deleted');
+    expect(closed.find((i) => i.id === missing.id)!.decisionReason).toBe('the employee was deleted');
+    expect((await json(boss.request('/correction-requests'), 200)).items).toEqual([]);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const feed = await server.request(`${PUBLIC}/changes?types=correction.withdrawn&limit=100`, {
+      headers: { authorization: `Bearer ${t}` },
+    });
+    const events = (await json(feed, 200)).items as Json[];
+    expect(events.map((e) => `${e.data.id}:${e.data.status}:${e.data.decidedBy.kind}`).sort()).toEqual(
+      [`${onEntry.id}:withdrawn:system`, `${missing.id}:withdrawn:system`].sort(),
+    );
+    // The employee sees it closed in their list.
+    expect((await json(ofEntry!.worker.request('/self/correction-requests'), 200)).items[0].status).toBe(
+      'withdrawn',
+    );
+  });
+
+  it('refuses to approve a request over an entry changed since it was filed (version_mismatch)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Lambda',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@lambda.example', permissions: '47,91' }),
+      );
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const entry = await addEntry(c, c.employees[0]!.id, '2026-06-08');
+    const request = await json(
+      post(worker, '/self/correction-requests', {
+        timeEntryId: entry,
+        proposed: { breakMinutes: 45 },
+        reason: 'longer lunch',
+      }),
+      201,
+    );
+    // A manager corrects the entry meanwhile: the request was about the entry as it was.
+    await json(
+      boss.request(`/time-entries/${entry}`, {
+        method: 'PATCH',
+        json: { clockOut: '2026-06-08T16:00:00+02:00', reason: 'left later' },
+      }),
+      200,
+    );
+    const refused = await expectProblem(
+      await post(boss, `/correction-requests/${request.id}/approve`),
+      412,
+      'version_mismatch',
+    );
+    expect(refused.detail).toMatch(/reject the request and ask the employee to file it again/);
+    const after = await json(boss.request(`/time-entries/${entry}`), 200);
+    expect(after).toMatchObject({ breakMinutes: 30, endTime: '16:00:00' });
+    expect((await json(boss.request('/correction-requests'), 200)).items).toEqual([
+      expect.objectContaining({ id: request.id, status: 'requested' }),
+    ]);
+    await json(post(boss, `/correction-requests/${request.id}/reject`, { reason: 'the entry changed' }), 200);
+  });
+
+  it('invites in the same order on both databases (no last name first) and finds people by employee through an index', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Mu',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 3,
+    });
+    const [zed, nameless, alpha] = c.employees.map((e) => e.id) as [string, string, string];
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, zed, { lastName: 'Zed' }));
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, nameless, { lastName: 'none' }));
+    await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, alpha, { lastName: 'Alpha' }));
+    const hr = await client
+      .fresh()
+      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '92' }));
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    expect(invited.items.map((i: Json) => i.employeeId)).toEqual([nameless, alpha, zed]);
+    const { sql } = await import('kysely');
+    const db = server.ctx.database.db;
+    const indexes =
+      dialect.name === 'sqlite'
+        ? await sql<{
+            name: string;
+          }>`select name from sqlite_master where type = 'index' and tbl_name = 'users'`.execute(db)
+        : await sql<{
+            name: string;
+          }>`select indexname as name from pg_indexes where tablename = 'users'`.execute(db);
+    expect(indexes.rows.map((r) => r.name)).toContain('users_employee_idx');
+  });
+
+  it("counts today's hours from midnight: a session open since yesterday, yesterday's night shift", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Nu',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    const night = await linked(c.companyId, c.employees[0]!.id);
+    // Clocked in yesterday at 22:00 in Berlin, still in at 12:00 today: 12 hours today, not 14.
+    await json(punch(night, 'clock_in', '2026-06-08T20:00:00Z'), 201);
+    expect(await json(night.request('/self'), 200)).toMatchObject({
+      today: '2026-06-09',
+      state: { clockedIn: true },
+      todayHours: 12,
+    });
+    // Yesterday's shift 20:00-04:00 (an overnight shift has no break): today's 4 hours.
+    const shifter = await linked(c.companyId, c.employees[1]!.id);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const shift = await server.request(`${PUBLIC}/time-entries`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        employee: { id: c.employees[1]!.id },
+        clockIn: '2026-06-08T20:00:00+02:00',
+        clockOut: '2026-06-09T04:00:00+02:00',
+      }),
+    });
+    await json(shift, 201);
+    expect((await json(shifter.request('/self'), 200)).todayHours).toBe(4);
+  });
+
+  it('pages my time entries beyond 100 with a cursor', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Xi',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const created: string[] = [];
+    for (let day = 0; day < 26; day += 1)
+      for (const hour of [1, 3, 5, 7]) {
+        const date = new Date(Date.parse('2026-05-12T00:00:00Z') + day * 86_400_000)
+          .toISOString()
+          .slice(0, 10);
+        const pad = (n: number) => String(n).padStart(2, '0');
+        const shift = await server.request(`${PUBLIC}/time-entries`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json' },
+          body: JSON.stringify({
+            employee: { id: c.employees[0]!.id },
+            clockIn: `${date}T${pad(hour)}:00:00Z`,
+            clockOut: `${date}T${pad(hour)}:30:00Z`,
+          }),
+        });
+        created.push(((await json(shift, 201)) as { timeEntryId: string }).timeEntryId);
+      }
+    const first = await json(worker.request('/self/time-entries?from=2026-05-01&to=2026-06-09'), 200);
+    expect(first.items).toHaveLength(100);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await json(
+      worker.request(
+        `/self/time-entries?from=2026-05-01&to=2026-06-09&cursor=${encodeURIComponent(first.nextCursor)}`,
+      ),
+      200,
+    );
+    expect(second.items).toHaveLength(4);
+    expect(second.nextCursor ?? null).toBeNull();
+    expect([...first.items, ...second.items].map((i: Json) => i.id).sort()).toEqual(created.sort());
+    // A forged cursor is refused.
+    await expectProblem(
+      await worker.request('/self/time-entries?from=2026-05-01&to=2026-06-09&cursor=forged'),
+      422,
+      'validation_failed',
+    );
+  });
+
   it("switches the web clock on the console's Company screen (93 only)", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Epsilon',
@@ -636,7 +1108,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       (i: Json) => i.id === request.id,
     );
     expect(waiting).toMatchObject({ status: 'requested', decidedBy: null });
-    expect((await json(manager.request(`/time-entries/${entry.id}`), 200)).endTime).toBe('11:00:00');
+    expect((await json(manager.request(`/time-entries/${entry.id}`), 200)).endTime).toBe('10:58:00');
     // A new request on the locked day is refused when filed.
     await json(
       post(manager, `/correction-requests/${request.id}/reject`, { reason: 'the day is confirmed' }),

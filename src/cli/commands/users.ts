@@ -95,8 +95,11 @@ function inviteEmployeesCommand(user: Command): void {
         }),
       ),
     (r) =>
-      r.items.length === 0
-        ? 'every employee with an email already has a person'
-        : r.items.map((i) => `${i.employeeId}  ${i.url}  (one use; expires ${i.expiresAt})`).join('\n'),
+      [
+        r.items.length === 0
+          ? 'nobody left to invite'
+          : r.items.map((i) => `${i.employeeId}  ${i.url}  (one use; expires ${i.expiresAt})`).join('\n'),
+        ...r.skipped.map((s) => `skipped ${s.employeeId}: ${s.reason}`),
+      ].join('\n'),
   );
 }

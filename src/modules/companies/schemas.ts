@@ -65,7 +65,18 @@ export const UpdateCompanyBodySchema = Type.Object(
 );
 
 export const WorkplaceListSchema = Type.Object({
-  items: Type.Array(Type.Object({ id: Guid, name: Type.String(), timeZone: NullableOut(Type.String()) })),
+  items: Type.Array(
+    Type.Object({
+      id: Guid,
+      name: Type.String(),
+      timeZone: NullableOut(Type.String()),
+      webClockAllowedIps: NullableOut(
+        Type.Array(Type.String(), {
+          description: 'the address ranges the web clock may be used from (CIDR); null: any address',
+        }),
+      ),
+    }),
+  ),
 });
 
 export const ScheduleListSchema = Type.Object({

@@ -339,7 +339,17 @@ export function changeCompany(
 
 export async function listWorkplaces(ctx: AppContext, person: ConsolePerson) {
   const rows = await listWorkplacesOfCompany(ctx.database.db, person.companyId);
-  return { items: rows.map((row) => ({ id: row.id, name: row.name, timeZone: row.time_zone })) };
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      timeZone: row.time_zone,
+      webClockAllowedIps:
+        row.web_clock_allowed_ips === null || row.web_clock_allowed_ips === ''
+          ? null
+          : row.web_clock_allowed_ips.split(','),
+    })),
+  };
 }
 
 export async function listSchedules(ctx: AppContext, person: ConsolePerson) {

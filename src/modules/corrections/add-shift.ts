@@ -38,9 +38,10 @@ export async function addShiftFor(
   now: number,
   person: ConsolePerson,
   body: Parameters<typeof createShift>[3] & { employee: { id: string } },
+  options: { revisionReason?: string } = {},
 ) {
   const principal = await principalOf(tx, person);
   const manager = managerOfAdmin(actorOf(person), person.companyId);
   await assertNotOwnEntry(tx, manager, body.employee.id.toLowerCase());
-  return createShift(tx, now, principal, body, { dryRun: false });
+  return createShift(tx, now, principal, body, { dryRun: false, ...options });
 }

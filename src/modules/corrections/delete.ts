@@ -1,6 +1,7 @@
 import { ApiError, validationError } from '../../domain/errors.js';
 import type { Tx } from '../../platform/db/database.js';
 import { employeeRef } from '../employees/views.js';
+import { withdrawWaitingRequests } from '../self-service/close-requests.js';
 import { assertCorrectable } from './correct.js';
 import { assertDaysWritable } from './day-locks.js';
 import { endDayOf, hasPunchedBreaks, type IfMatch, loadForChange, type Manager } from './entry-access.js';
@@ -49,5 +50,7 @@ export async function deleteTimeEntry(
       data: { id: entry.id, employee: employeeRef(employee), workDate: entry.work_date },
     },
   });
+  // Its waiting correction requests can never be applied: closed (withdrawn by the system).
+  await withdrawWaitingRequests(tx, new Date(now).toISOString(), { entryId: entry.id });
   return { id: entry.id, deleted: true };
 }

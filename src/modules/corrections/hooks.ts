@@ -17,9 +17,19 @@ import {
  * time-tracking/queries/context.ts.)
  */
 
-/** Revision 1 of a new entry (a clock-in, a shift): `recorded`, no changes. */
-export function recordedRevision(tx: Tx, principal: Principal, at: string, entryId: string): Promise<void> {
+/**
+ * Revision 1 of a new entry (a clock-in, a shift): `recorded`, no changes; `reason` when the caller
+ * has one (an approved correction request names itself).
+ */
+export function recordedRevision(
+  tx: Tx,
+  principal: Principal,
+  at: string,
+  entryId: string,
+  reason?: string,
+): Promise<void> {
   return writeRevision(tx, {
+    ...(reason !== undefined ? { reason } : {}),
     companyId: principal.companyId,
     entryId,
     revision: 1,

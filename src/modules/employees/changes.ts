@@ -18,6 +18,7 @@ import {
   requireText,
   requireUuid,
 } from '../../shared/input-checks.js';
+import { withdrawWaitingRequests } from '../self-service/close-requests.js';
 
 export const EMPLOYEE_STATUSES = ['active', 'inactive', 'on_leave', 'suspended', 'terminated'] as const;
 export const EXTERNAL_ID_MAX = 64;
@@ -396,6 +397,8 @@ export async function deleteEmployee(tx: Tx, now: number, employeeId: string, ac
     [{ type: 'employee.deleted', data: employeeRef(existing) }],
     at,
   );
+  // Their waiting correction requests can never be applied: closed (withdrawn by the system).
+  await withdrawWaitingRequests(tx, at, { employeeId: existing.id });
   return { id: existing.id, deleted: true as const };
 }
 

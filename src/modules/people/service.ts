@@ -2,7 +2,7 @@ import type { ConsolePerson } from './person.js';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
 import { recordAudit } from '../audit/queries.js';
-import { type AppContext } from '../context.js';
+import { type Actor, type AppContext, CLI_ACTOR } from '../context.js';
 import {
   dummyPasswordHash,
   hashPassword,
@@ -214,7 +214,13 @@ export async function signOut(ctx: AppContext, sessionId: string | null): Promis
  * An invitation for `userId`: one use, valid for 72 hours, its token only in the URL's fragment (a
  * browser never sends the fragment to a server, so it reaches no access log).
  */
-export async function inviteUser(tx: Tx, now: number, userId: string, publicBaseUrl: string) {
+export async function inviteUser(
+  tx: Tx,
+  now: number,
+  userId: string,
+  publicBaseUrl: string,
+  actor: Actor = CLI_ACTOR,
+) {
   const user = await requireUser(tx, userId);
   if (user.active !== 1) throw invalid(`user ${user.id} is deactivated`);
   const token = randomToken();
@@ -229,8 +235,8 @@ export async function inviteUser(tx: Tx, now: number, userId: string, publicBase
   });
   await recordAudit(tx, {
     companyId: user.company_id,
-    actorType: 'cli',
-    actorId: null,
+    actorType: actor.type,
+    actorId: actor.id,
     at,
     action: 'user.invite',
     targetType: 'user',

@@ -1,13 +1,40 @@
+import { sql } from 'kysely';
 import { newId } from '../../domain/ids.js';
 import { auditBase, recordAudit } from '../audit/queries.js';
+import { type Actor } from '../context.js';
 import { KNOWN_PERMISSIONS, personScopes } from '../auth/scopes.js';
 import { type TokenService } from '../auth/tokens.js';
 import { requireCompany } from '../companies/service.js';
 import { deleteSessionsOfUser } from './queries.js';
-import { companyOfDomain } from '../sso/queries.js';
-import { emailDomain } from '../sso/rules.js';
+import { companyOfDomain, peopleByLocalPart } from '../sso/queries.js';
+import { canonicalEmail, emailDomain } from '../sso/rules.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { invalid, notFound, requireEmail, requireUuid } from '../../shared/input-checks.js';
+
+/**
+ * Whether an active person of the company already has this email, compared in its canonical form
+ * (sso/rules.ts: the local part lower-cased in ASCII, the domain normalised), as sign-in finds people
+ * case-insensitively: `Ada@X.example` and `ada@x.example` are one person.
+ */
+export async function activePersonWithEmail(
+  db: Executor,
+  companyId: string,
+  email: string,
+): Promise<boolean> {
+  const canonical = canonicalEmail(email);
+  if (canonical === null)
+    return (
+      (await db
+        .selectFrom('users')
+        .select('id')
+        .where('company_id', '=', companyId)
+        .where(sql<string>`lower(email)`, '=', email.trim().toLowerCase())
+        .where('active', '=', 1)
+        .executeTakeFirst()) !== undefined
+    );
+  const candidates = await peopleByLocalPart(db, companyId, canonical.email);
+  return candidates.some((c) => c.active === 1 && canonicalEmail(c.email)?.email === canonical.email);
+}
 
 export function parsePermissions(value: string | undefined): number[] {
   if (value === undefined || value.trim() === '') return [];
@@ -35,7 +62,15 @@ export function userPermissions(row: { permissions: string }): number[] {
 export async function createUser(
   tx: Tx,
   now: number,
-  input: { companyId: string; email: string; permissions?: string; superAdmin?: boolean; employee?: string },
+  input: {
+    companyId: string;
+    email: string;
+    permissions?: string;
+    superAdmin?: boolean;
+    employee?: string;
+    /** Who creates them (the audit row's actor); default the CLI. */
+    actor?: Actor;
+  },
 ) {
   const email = requireEmail(input.email);
   const permissions = parsePermissions(input.permissions);
@@ -53,14 +88,8 @@ export async function createUser(
       .executeTakeFirst();
     if (!employee) throw notFound('employee in this company', input.employee);
   }
-  const duplicate = await tx
-    .selectFrom('users')
-    .select('id')
-    .where('company_id', '=', company.id)
-    .where('email', '=', email)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  if (duplicate) throw invalid(`an active user with email ${email} already exists in this company`);
+  if (await activePersonWithEmail(tx, company.id, email))
+    throw invalid(`an active user with email ${email} already exists in this company`);
   // Their sign-ins would be sent to another company's identity provider (issue 34).
   const domain = emailDomain(email);
   const ssoCompany = domain === null ? undefined : await companyOfDomain(tx, domain);
@@ -79,7 +108,7 @@ export async function createUser(
   };
   await tx.insertInto('users').values(row).execute();
   await recordAudit(tx, {
-    ...auditBase(company.id, at),
+    ...auditBase(company.id, at, input.actor),
     action: 'user.create',
     targetType: 'user',
     targetId: row.id,

@@ -4,7 +4,7 @@ import { type RouteContext, routeContext, type TypeBoxApp } from '../../http/rou
 import { IdParamsSchema } from '../../http/schemas/common.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
 import { PERMISSION_DECIDE_ENTRIES, PERMISSION_MANAGE_EMPLOYEES } from '../auth/scopes.js';
-import { inTransaction } from '../context.js';
+import { actorOf, inTransaction } from '../context.js';
 import {
   approveCorrectionRequest,
   companyCorrectionRequests,
@@ -59,7 +59,7 @@ function decideRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Approve a correction request',
         operationId: 'approveCorrectionRequest',
         description:
-          "Applies the proposed times through the correction of PATCH /time-entries/{id} (or records the missing shift) as the manager, with a reason naming the request, then approves it; every refusal of that correction applies. Permission 91; one's own request: 403 own_entry.",
+          "Applies the proposed times through the correction of PATCH /time-entries/{id} (or records the missing shift) as the manager, with a reason naming the request, then approves it; every refusal of that correction applies. The entry changed since the request was filed: 412 version_mismatch (reject it and ask the employee to file again). Permission 91; one's own request: 403 own_entry.",
         tags: TAG,
         params: IdParamsSchema,
         response: {
@@ -125,7 +125,7 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         summary: 'Invite every employee to self-service',
         operationId: 'inviteEmployees',
         description:
-          'A self-service person (no permissions) for every employee with an email and no person yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Permission 92.',
+          'A self-service person (no permissions) for every employee active or on leave with an email and no person linked yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Employees left out are listed under `skipped` with the reason. The caller holds working links of every employee (they act as them until used): permission 92 (managing employees). Audited as the caller, with one `employees.invite_all` row.',
         tags: ['Employees'],
         body: InviteEmployeesBodySchema,
         response: {
@@ -141,6 +141,7 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
           companyId: person.companyId,
           workplaceId: request.body.workplaceId ?? null,
           publicBaseUrl: services.urls.publicBaseUrl,
+          actor: actorOf(person),
         }),
       );
     },

@@ -1,6 +1,6 @@
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { isUuid, newId } from '../../domain/ids.js';
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestsTable } from '../../platform/db/schema.js';
 import { recordAudit } from '../audit/queries.js';
 import { actorOf } from '../context.js';
@@ -19,6 +19,7 @@ import {
   listCorrectionRequests,
   openRequestForEntry,
 } from './queries.js';
+import { requestView } from './request-view.js';
 import type { CorrectionRequestBody, CorrectionRequestStatus, CorrectionRequestView } from './schemas.js';
 import { principalOfSelf, type Self } from './self.js';
 
@@ -31,33 +32,6 @@ import { principalOfSelf, type Self } from './self.js';
  * Statuses: requested → approved | rejected | withdrawn; each decision is a conditional update of a
  * row still requested (decided once).
  */
-
-export function requestView(row: CorrectionRequestWithEmployee): CorrectionRequestView {
-  return {
-    id: row.id,
-    employee: { id: row.employee_id, externalId: row.employee_external_id },
-    timeEntryId: row.time_entry_id,
-    date: row.date,
-    proposed: {
-      clockIn: row.proposed_clock_in,
-      clockOut: row.proposed_clock_out,
-      breakMinutes: row.proposed_break_minutes,
-    },
-    reason: row.reason,
-    status: row.status as CorrectionRequestStatus,
-    decidedBy:
-      row.decided_by_kind === null
-        ? null
-        : {
-            kind: row.decided_by_kind as 'person',
-            id: row.decided_by_id,
-            name: row.decided_by_name,
-          },
-    decidedAt: row.decided_at,
-    decisionReason: row.decision_reason,
-    createdAt: row.created_at,
-  };
-}
 
 function notFound(id: string): ApiError {
   return new ApiError('not_found', `no correction request ${id} of yours`);
@@ -112,7 +86,7 @@ async function checkEntryRequest(
     ifMatch: null,
     dryRun: true,
   });
-  return { entryId: entry.id, date: entry.work_date };
+  return { entryId: entry.id, version: entry.version, date: entry.work_date };
 }
 
 /** The rules of a request for a missing entry: the shift a manager would add, dry-run. */
@@ -140,7 +114,7 @@ async function checkMissingRequest(tx: Tx, now: number, self: Self, body: Correc
     throw validationError([
       field('date', `the proposed times are worked on ${result.body.workDate}`, 'mismatch'),
     ]);
-  return { entryId: null, date: body.date };
+  return { entryId: null, version: null, date: body.date };
 }
 
 async function recordRequestChange(
@@ -181,6 +155,7 @@ export async function fileCorrectionRequest(
     company_id: self.person.companyId,
     employee_id: self.employee.id,
     time_entry_id: target.entryId,
+    time_entry_version: target.version,
     date: target.date,
     proposed_clock_in: body.proposed.clockIn ?? null,
     proposed_clock_out: body.proposed.clockOut ?? null,
@@ -196,7 +171,18 @@ export async function fileCorrectionRequest(
     created_at: at,
     updated_at: at,
   };
-  await insertCorrectionRequest(tx, row);
+  try {
+    await insertCorrectionRequest(tx, row);
+  } catch (error) {
+    // Two requests for one entry at once: both passed the check above, the partial unique index
+    // (correction_requests_open_entry_key) lets one in; the other is the same refusal.
+    if (isUniqueViolation(error))
+      throw new ApiError(
+        'correction_request_open',
+        'another request for this entry is waiting for a decision',
+      );
+    throw error;
+  }
   const stored = (await findCorrectionRequest(tx, row.company_id, row.id))!;
   return recordRequestChange(tx, stored, {
     at,
@@ -282,17 +268,32 @@ export async function approveCorrectionRequest(tx: Tx, now: number, person: Cons
     await correctEntry(tx, now, managerOfAdmin(actorOf(person), person.companyId), {
       entryId: row.time_entry_id,
       body: { ...proposed, reason: revisionReason(row) },
-      ifMatch: null,
+      // Applied only over the entry the employee saw: changed since (a punch, a manager's correction)
+      // is refused, and the request stays waiting to be rejected and filed again.
+      ifMatch: row.time_entry_version === null ? null : [row.time_entry_version],
       dryRun: false,
+    }).catch((error: unknown) => {
+      if (error instanceof ApiError && error.errorName === 'version_mismatch')
+        throw new ApiError(
+          'version_mismatch',
+          `the entry changed after the request was filed (it was at version ${row.time_entry_version}): reject the request and ask the employee to file it again on the entry as it is now`,
+        );
+      throw error;
     });
   else
-    await addShiftFor(tx, now, person, {
-      employee: { id: row.employee_id },
-      clockIn: row.proposed_clock_in!,
-      clockOut: row.proposed_clock_out!,
-      breakMinutes: row.proposed_break_minutes,
-      note: revisionReason(row),
-    });
+    // The request names itself in revision 1's reason; the entry's note stays the employee's to write.
+    await addShiftFor(
+      tx,
+      now,
+      person,
+      {
+        employee: { id: row.employee_id },
+        clockIn: row.proposed_clock_in!,
+        clockOut: row.proposed_clock_out!,
+        breakMinutes: row.proposed_break_minutes,
+      },
+      { revisionReason: revisionReason(row) },
+    );
   return recordRequestChange(tx, settled, {
     at,
     actorId: person.id,

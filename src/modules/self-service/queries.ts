@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor, Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestRow, CorrectionRequestsTable } from '../../platform/db/schema.js';
 
@@ -15,6 +16,7 @@ export function findSelfEmployee(db: Executor, companyId: string, employeeId: st
       'e.first_name',
       'e.last_name',
       'e.workplace_id',
+      'e.status',
       'c.time_zone as company_time_zone',
       'c.time_tracking',
       'c.web_clock',
@@ -50,6 +52,7 @@ const REQUEST_COLUMNS = [
   'r.company_id',
   'r.employee_id',
   'r.time_entry_id',
+  'r.time_entry_version',
   'r.date',
   'r.proposed_clock_in',
   'r.proposed_clock_out',
@@ -107,6 +110,22 @@ export function listCorrectionRequests(
   return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(200).execute();
 }
 
+/** The waiting requests of an entry, or of an employee. */
+export function waitingRequestsOf(
+  db: Executor,
+  of: { entryId: string } | { employeeId: string },
+): Promise<CorrectionRequestWithEmployee[]> {
+  const query = requests(db).where('r.status', '=', 'requested');
+  return (
+    'entryId' in of
+      ? query.where('r.time_entry_id', '=', of.entryId)
+      : query.where('r.employee_id', '=', of.employeeId)
+  )
+    .orderBy('r.created_at')
+    .orderBy('r.id')
+    .execute();
+}
+
 /** Whether a request for this entry is waiting (the partial unique index is the last word). */
 export async function openRequestForEntry(db: Executor, entryId: string): Promise<string | undefined> {
   const row = await db
@@ -136,7 +155,14 @@ export async function decideCorrectionRequest(
   return Number(result.numUpdatedRows);
 }
 
-/** Employees of the company (optionally of one workplace) with an email and no person yet, by name. */
+/** The statuses of employees who work (and may be invited to self-service and write there). */
+export const INVITABLE_STATUSES = ['active', 'on_leave'] as const;
+
+/**
+ * Employees of the company (optionally of one workplace), active or on leave, with an email and no
+ * person linked yet, by name. Any linked person counts, a deactivated one too: inviting everyone never gives back access
+ * someone took away.
+ */
 export function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
   let query = db
     .selectFrom('employees as e')
@@ -144,33 +170,15 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
     .where('e.company_id', '=', companyId)
     .where('e.deleted_at', 'is', null)
     .where('e.email', '<>', '')
+    .where('e.status', 'in', [...INVITABLE_STATUSES])
     .where((eb) =>
-      eb.not(
-        eb.exists(
-          eb
-            .selectFrom('users as u')
-            .select('u.id')
-            .whereRef('u.employee_id', '=', 'e.id')
-            .where('u.active', '=', 1),
-        ),
-      ),
+      eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.employee_id', '=', 'e.id'))),
     );
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
-  return query.orderBy('e.last_name').orderBy('e.first_name').orderBy('e.id').execute();
-}
-
-/** Whether an active person of the company already has this email (case-insensitive). */
-export async function activePersonWithEmail(
-  db: Executor,
-  companyId: string,
-  email: string,
-): Promise<boolean> {
-  const row = await db
-    .selectFrom('users')
-    .select('id')
-    .where('company_id', '=', companyId)
-    .where('email', '=', email)
-    .where('active', '=', 1)
-    .executeTakeFirst();
-  return row !== undefined;
+  // Names may be null: as '' they sort first on both databases (nulls sort last on PostgreSQL only).
+  return query
+    .orderBy(sql`coalesce(e.last_name, '')`)
+    .orderBy(sql`coalesce(e.first_name, '')`)
+    .orderBy('e.id')
+    .execute();
 }

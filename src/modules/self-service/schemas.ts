@@ -42,7 +42,8 @@ export const CorrectionRequestSchema = Type.Object(
       description: 'requested, approved, rejected or withdrawn; may grow',
     }),
     decidedBy: Type.Union([ActorSchema, Type.Null()], {
-      description: 'who approved or rejected it (the employee when withdrawn); null while requested',
+      description:
+        'who approved or rejected it (the employee when withdrawn; `{kind: system}` when its entry or employee was deleted); null while requested',
     }),
     decidedAt: NullableOut(DateTimeString),
     decisionReason: NullableOut(Type.String({ description: "a rejection's reason" })),
@@ -114,7 +115,10 @@ export const SelfSchema = Type.Object({
     since: NullableOut(DateTimeString),
     timeEntryId: NullableOut(Type.String({ format: 'uuid' })),
   }),
-  todayHours: Type.Number({ description: 'net hours worked today, the open session up to now included' }),
+  todayHours: Type.Number({
+    description:
+      'net hours worked today from local midnight: the open session up to now included, a session or shift begun yesterday only from midnight',
+  }),
   webClock: Type.Object({
     enabled: Type.Boolean({ description: "the company's switch" }),
     allowedHere: Type.Boolean({ description: "whether this address may punch (the workplace's ranges)" }),
@@ -130,7 +134,7 @@ export const WebClockBodySchema = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          'when it happened (RFC 3339 with offset; a punch queued offline sends its own time); default: now. At most 5 minutes ahead and 24 hours back.',
+          "when it happened (RFC 3339 with offset); default: now. The web clock is a live clock: within 2 minutes of the server's time, else 422 validation_failed (code not_live).",
       }),
     ),
   },
@@ -141,6 +145,16 @@ export const SelfRangeQuerySchema = Type.Object(
   {
     from: DateString,
     to: DateString,
+  },
+  { additionalProperties: false },
+);
+
+/** GET /self/time-entries: a range, paged (100 a page; `nextCursor` for the next). */
+export const SelfEntriesQuerySchema = Type.Object(
+  {
+    from: DateString,
+    to: DateString,
+    cursor: Type.Optional(Type.String({ maxLength: 1024, description: "the previous page's nextCursor" })),
   },
   { additionalProperties: false },
 );
@@ -170,5 +184,16 @@ export const InviteEmployeesBodySchema = Type.Object(
 export const InvitedEmployeesSchema = Type.Object({
   items: Type.Array(
     Type.Object({ employeeId: Guid, userId: Guid, url: Type.String(), expiresAt: DateTimeString }),
+  ),
+  skipped: Type.Array(
+    Type.Object({
+      employeeId: Guid,
+      reason: Type.Unsafe<string>({
+        type: 'string',
+        description:
+          "email_in_use (an active person of the company has the email), email_domain_signs_in_elsewhere (the email's domain signs in with another company's single sign-on), invalid_email; may grow",
+      }),
+    }),
+    { description: 'employees left out, with the reason' },
   ),
 });

@@ -26,12 +26,13 @@ import {
   CorrectionRequestListSchema,
   CorrectionRequestSchema,
   SelfAbsenceBodySchema,
+  SelfEntriesQuerySchema,
   SelfRangeQuerySchema,
   SelfSchema,
   SelfYearQuerySchema,
   WebClockBodySchema,
 } from './schemas.js';
-import { assertWebClockAllowed, principalOfSelf, requireSelf, todayOf } from './self.js';
+import { assertWebClockAllowed, principalOfSelf, requireSelf, requireWritingSelf, todayOf } from './self.js';
 import { punch, selfToday } from './web-clock.js';
 
 /*
@@ -45,6 +46,8 @@ import { punch, selfToday } from './web-clock.js';
 
 const TAG = ['Self-service'];
 const SELF: ErrorName[] = ['not_an_employee'];
+/** A write's refusals of the caller: no employee, or one who does not work (terminated, suspended, inactive). */
+const WRITER: ErrorName[] = [...SELF, 'employee_not_active'];
 const year = (query: { year?: number }, today: string) => query.year ?? Number(today.slice(0, 4));
 
 function selfRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
@@ -75,7 +78,7 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Punch on the web clock',
         operationId: 'punchWebClock',
         description:
-          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. Refused while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
+          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. A live clock: `occurredAt` within 2 minutes of the server's time. Refused for an employee who is not active or on leave (403 employee_not_active), while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
         tags: TAG,
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
@@ -86,7 +89,7 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
           201: WriteResultSchema,
           ...sessionErrors(
             [
-              ...SELF,
+              ...WRITER,
               'time_tracking_disabled',
               'web_clock_disabled',
               'address_not_allowed',
@@ -112,7 +115,7 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
     },
     async (request, reply) => {
       const person = requirePerson(request);
-      const self = await requireSelf(ctx.database.db, person);
+      const self = await requireWritingSelf(ctx.database.db, person);
       assertWebClockAllowed(self, request.ip);
       return idempotentWrite(
         request,
@@ -132,9 +135,9 @@ function entriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         summary: 'My time entries',
         operationId: 'listOwnTimeEntries',
         description:
-          'The entries of the employee the person is, worked from..to (at most 92 days; 100 at most).',
+          "The entries of the employee the person is, worked from..to (at most 92 days), 100 a page: send the page's `nextCursor` as `cursor` for the next.",
         tags: TAG,
-        querystring: SelfRangeQuerySchema,
+        querystring: SelfEntriesQuerySchema,
         response: { 200: TimeEntryPageSchema, ...sessionErrors([...SELF, 'validation_failed']) },
       },
     },
@@ -144,6 +147,7 @@ function entriesRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         employeeId: self.employee.id,
         from: request.query.from,
         to: request.query.to,
+        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
         limit: 100,
       });
     },
@@ -246,7 +250,7 @@ function absenceWriteRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
         response: {
           201: AbsenceResultSchema,
           ...sessionErrors(
-            [...SELF, 'validation_failed', 'absence_overlaps', 'day_locked', 'insufficient_balance'],
+            [...WRITER, 'validation_failed', 'absence_overlaps', 'day_locked', 'insufficient_balance'],
             true,
           ),
         },
@@ -254,7 +258,7 @@ function absenceWriteRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
     },
     async (request, reply) => {
       const person = requirePerson(request);
-      const self = await requireSelf(ctx.database.db, person);
+      const self = await requireWritingSelf(ctx.database.db, person);
       const caller = await callerOfPerson(ctx.database.db, person);
       const result = await inTransaction(ctx, (tx, now) =>
         createAbsence(
@@ -280,13 +284,13 @@ function absenceWriteRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
         params: IdParamsSchema,
         response: {
           200: AbsenceResultSchema,
-          ...sessionErrors([...SELF, 'not_found', 'invalid_status_transition', 'own_entry'], true),
+          ...sessionErrors([...WRITER, 'not_found', 'invalid_status_transition', 'own_entry'], true),
         },
       },
     },
     async (request) => {
       const person = requirePerson(request);
-      const self = await requireSelf(ctx.database.db, person);
+      const self = await requireWritingSelf(ctx.database.db, person);
       const absence = await getAbsence(ctx.database.db, person.companyId, request.params.id).catch(
         () => null,
       );
@@ -335,7 +339,7 @@ function correctionRequestRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
           201: CorrectionRequestSchema,
           ...sessionErrors(
             [
-              ...SELF,
+              ...WRITER,
               'not_found',
               'validation_failed',
               'correction_request_open',
@@ -351,7 +355,7 @@ function correctionRequestRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
       },
     },
     async (request, reply) => {
-      const self = await requireSelf(ctx.database.db, requirePerson(request));
+      const self = await requireWritingSelf(ctx.database.db, requirePerson(request));
       const view = await inTransaction(ctx, (tx, now) => fileCorrectionRequest(tx, now, self, request.body));
       return reply.code(201).send(view);
     },
@@ -367,12 +371,12 @@ function correctionRequestRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
         params: IdParamsSchema,
         response: {
           200: CorrectionRequestSchema,
-          ...sessionErrors([...SELF, 'not_found', 'invalid_status_transition'], true),
+          ...sessionErrors([...WRITER, 'not_found', 'invalid_status_transition'], true),
         },
       },
     },
     async (request) => {
-      const self = await requireSelf(ctx.database.db, requirePerson(request));
+      const self = await requireWritingSelf(ctx.database.db, requirePerson(request));
       return inTransaction(ctx, (tx, now) => withdrawCorrectionRequest(tx, now, self, request.params.id));
     },
   );

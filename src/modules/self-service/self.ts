@@ -4,7 +4,7 @@ import type { Executor } from '../../platform/db/database.js';
 import { isAddressAllowed } from '../auth/ip-allowlist.js';
 import type { Principal } from '../auth/service.js';
 import type { ConsolePerson } from '../people/person.js';
-import { findSelfEmployee, type SelfEmployeeRow } from './queries.js';
+import { findSelfEmployee, INVITABLE_STATUSES, type SelfEmployeeRow } from './queries.js';
 
 /*
  * Who a self-service caller is (issue 35): the employee the signed-in person is linked to, read from
@@ -26,6 +26,26 @@ export async function requireSelf(db: Executor, person: ConsolePerson): Promise<
   const employee = await findSelfEmployee(db, person.companyId, person.employeeId);
   if (!employee) throw new ApiError('not_an_employee', 'the employee this person was linked to is deleted');
   return { person, employee, timeZone: employee.workplace_time_zone ?? employee.company_time_zone };
+}
+
+/**
+ * Self-service writes (the web clock, absence and correction requests, their withdrawal) are for an
+ * employee who works: active or on leave. A terminated, suspended or inactive employee's person still
+ * reads their data (403 employee_not_active on writes).
+ */
+export function assertMayWrite(self: Self): void {
+  if (!(INVITABLE_STATUSES as readonly string[]).includes(self.employee.status))
+    throw new ApiError(
+      'employee_not_active',
+      `the employee is ${self.employee.status}: self-service takes no punches or requests; ask an administrator`,
+    );
+}
+
+/** A self-service caller who may write (requireSelf, then assertMayWrite). */
+export async function requireWritingSelf(db: Executor, person: ConsolePerson): Promise<Self> {
+  const self = await requireSelf(db, person);
+  assertMayWrite(self);
+  return self;
 }
 
 /** The employee's today: the date in their zone. */

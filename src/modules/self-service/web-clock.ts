@@ -1,5 +1,6 @@
 import type { CursorCodec } from '../../domain/cursor.js';
 import { validationError } from '../../domain/errors.js';
+import { addDays, startOfDayIn } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { AppContext } from '../context.js';
 import { recordClockEvent } from '../time-tracking/clock-event.js';
@@ -13,17 +14,23 @@ import { addressAllowed, principalOfSelf, type Self, todayOf } from './self.js';
 export type WebClockPunch = 'clock_in' | 'break_start' | 'break_end' | 'clock_out';
 
 /**
- * How far back a web-clock punch may be dated: a phone that queued punches offline sends their real
- * time, but a person may not date their own punches back as the API's 30 days allow a terminal.
+ * The web clock is a live clock: a punch is the server's time, and `occurredAt` is accepted only
+ * within 2 minutes of it (a phone's clock a little off). A person may not date their own punches
+ * back or ahead as a terminal's 30 days allow; the workplace's address ranges thus hold for the
+ * moment of the punch. (A kiosk's offline queue goes through the device endpoints, not this route.)
  */
-export const WEB_CLOCK_MAX_DELAY_MS = 24 * 3_600_000;
+export const WEB_CLOCK_TOLERANCE_MS = 2 * 60_000;
 
 function checkOccurredAt(occurredAt: string | undefined, now: number): void {
   if (occurredAt === undefined) return;
   const at = Date.parse(occurredAt);
-  if (Number.isFinite(at) && at < now - WEB_CLOCK_MAX_DELAY_MS)
+  if (Number.isFinite(at) && Math.abs(at - now) > WEB_CLOCK_TOLERANCE_MS)
     throw validationError([
-      { field: 'occurredAt', message: 'a web-clock punch is at most 24 hours old', code: 'too_far_in_past' },
+      {
+        field: 'occurredAt',
+        message: `the web clock records the time of the punch: occurredAt must be within 2 minutes of the server's time (${new Date(now).toISOString()}); leave it out`,
+        code: 'not_live',
+      },
     ]);
 }
 
@@ -54,41 +61,77 @@ export function punch(
 }
 
 interface DayItem {
+  id: string;
+  workDate: string;
   endTime: string | null;
+  endsNextDay: boolean;
   totalHours: number;
   breaks?: { startedAt: string; endedAt: string | null }[];
 }
 
-/** Net seconds of an open session up to `now`: its time less its breaks (an open break up to now). */
-function openSeconds(since: string, item: DayItem | undefined, now: number): number {
+/** Milliseconds of [from, to] inside [since, until]. */
+function overlap(from: number, to: number, since: number, until: number): number {
+  return Math.max(0, Math.min(to, until) - Math.max(from, since));
+}
+
+/** Net seconds of an open session from today's midnight (or its start) up to `now`, less its breaks. */
+function openSeconds(since: string, item: DayItem | undefined, now: number, midnight: number): number {
+  const start = Math.max(Date.parse(since), midnight);
   const breaks = (item?.breaks ?? []).reduce(
-    (sum, b) => sum + ((b.endedAt === null ? now : Date.parse(b.endedAt)) - Date.parse(b.startedAt)),
+    (sum, b) =>
+      sum + overlap(Date.parse(b.startedAt), b.endedAt === null ? now : Date.parse(b.endedAt), start, now),
     0,
   );
-  return Math.max(0, (now - Date.parse(since) - breaks) / 1000);
+  return Math.max(0, (now - start - breaks) / 1000);
+}
+
+const secondsOf = (time: string) => {
+  const [h, m, s] = time.split(':').map(Number);
+  return (h ?? 0) * 3600 + (m ?? 0) * 60 + (s ?? 0);
+};
+
+/**
+ * Today's part of yesterday's entry that ended today: from midnight to its end, less its punched
+ * breaks after midnight (an overnight shift recorded whole has no break).
+ */
+function nightSecondsToday(item: DayItem, midnight: number): number {
+  const end = secondsOf(item.endTime!);
+  const breaks = (item.breaks ?? []).reduce(
+    (sum, b) =>
+      sum +
+      overlap(Date.parse(b.startedAt), Date.parse(b.endedAt ?? b.startedAt), midnight, midnight + end * 1000),
+    0,
+  );
+  return Math.max(0, end - breaks / 1000);
 }
 
 /** GET /self: the employee, today's state and hours, and whether the web clock is open to this address. */
 export async function selfToday(ctx: AppContext, cursors: CursorCodec, self: Self, address: string) {
   const now = ctx.now();
   const today = todayOf(self, now);
+  const midnight = Date.parse(startOfDayIn(self.timeZone, today));
   const principal = principalOfSelf(self);
   const status = await clockStatus(ctx, cursors, principal, { employeeId: self.employee.id, limit: 1 });
   const open = status.items[0];
-  const day = await listTimeEntries(ctx, cursors, principal, {
+  // Yesterday's entries too: a night shift or a session still open since yesterday counts from midnight.
+  const days = await listTimeEntries(ctx, cursors, principal, {
     employeeId: self.employee.id,
-    from: today,
+    from: addDays(today, -1),
     to: today,
     limit: 100,
   });
   let seconds = 0;
-  for (const item of day.items)
-    if (item.endTime !== null || open === undefined) seconds += item.totalHours * 3600;
+  for (const item of days.items as DayItem[]) {
+    if (item.endTime === null || item.id === open?.timeEntryId) continue;
+    if (item.workDate === today) seconds += item.totalHours * 3600;
+    else if (item.endsNextDay) seconds += nightSecondsToday(item, midnight);
+  }
   if (open !== undefined)
     seconds += openSeconds(
       open.since,
-      day.items.find((item) => item.id === open.timeEntryId),
+      (days.items as DayItem[]).find((item) => item.id === open.timeEntryId),
       now,
+      midnight,
     );
   const { employee } = self;
   return {

@@ -49,7 +49,7 @@ export async function createShift(
   now: number,
   principal: Principal,
   input: ShiftInput,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; revisionReason?: string },
 ): Promise<WriteOutcome> {
   const [parsedIn, parsedOut] = parseShiftInstants(input);
   const at = new Date(now).toISOString();
@@ -93,7 +93,7 @@ export async function createShift(
   if (options.dryRun)
     return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
   await insertTimeEntry(tx, entry);
-  await recordedRevision(tx, principal, at, entry.id);
+  await recordedRevision(tx, principal, at, entry.id, options.revisionReason);
   await recordEntryChange(tx, principal, at, {
     action: 'time_entry.create_shift',
     entryId: entry.id,

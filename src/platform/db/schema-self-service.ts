@@ -7,6 +7,8 @@ export interface CorrectionRequestsTable {
   employee_id: string;
   /** null: a missing entry (approving records a shift). */
   time_entry_id: string | null;
+  /** The entry's version when the request was filed (null for a missing entry): approval's If-Match. */
+  time_entry_version: number | null;
   date: string;
   proposed_clock_in: string | null;
   proposed_clock_out: string | null;

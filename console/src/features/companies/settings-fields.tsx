@@ -1,3 +1,5 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api } from '../../api.js';
 import type { ComponentChildren } from 'preact';
 import type { Choice } from '../../components/fields.js';
 import { SelectField, TextField } from '../../components/fields.js';
@@ -98,7 +100,40 @@ export function GeneralFields({ draft, setDraft, problem, canEdit, company }: Se
         Ticked: employees signed in to their own console (My day) clock in and out from their browser or
         phone. Saved now: <strong>{company?.webClock ? 'on' : 'off'}</strong>.
       </Switch>
+      <WebClockRanges />
     </>
+  );
+}
+
+interface WorkplaceRanges {
+  id: string;
+  name: string;
+  webClockAllowedIps: string[] | null;
+}
+
+/**
+ * The addresses each workplace allows the web clock from (`workplace update --web-clock-allow-ip`),
+ * read-only; shown to those who may list workplaces (52 or 47), nothing otherwise.
+ */
+function WebClockRanges() {
+  const [workplaces, setWorkplaces] = useState<WorkplaceRanges[] | null>(null);
+  useEffect(() => {
+    api<{ items: WorkplaceRanges[] }>('GET', '/workplaces')
+      .then((answer) => setWorkplaces(answer.items))
+      .catch(() => setWorkplaces(null));
+  }, []);
+  if (workplaces === null || workplaces.length === 0) return null;
+  return (
+    <p class="hint" id="web-clock-ranges">
+      Web clock addresses by workplace:{' '}
+      {workplaces
+        .map(
+          (w) =>
+            `${w.name}: ${w.webClockAllowedIps === null ? 'any address' : w.webClockAllowedIps.join(', ')}`,
+        )
+        .join('; ')}
+      .
+    </p>
   );
 }
 

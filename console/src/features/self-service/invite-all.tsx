@@ -5,6 +5,21 @@ import { Notice } from '../../components/ui.js';
 
 interface Invited {
   items: { employeeId: string; userId: string; url: string; expiresAt: string }[];
+  skipped: { employeeId: string; reason: string }[];
+}
+
+const SKIP_REASONS: Record<string, string> = {
+  email_in_use: 'another active person already has this email',
+  email_domain_signs_in_elsewhere: "the email's domain signs in with another company's single sign-on",
+  invalid_email: 'the email is not an address',
+};
+
+/** One line per employee left out, with the reason in words. */
+function skippedText(skipped: Invited['skipped']): string | null {
+  if (skipped.length === 0) return null;
+  return `Not invited (${skipped.length}): ${skipped
+    .map((s) => `${s.employeeId}: ${SKIP_REASONS[s.reason] ?? s.reason}`)
+    .join('; ')}.`;
 }
 
 /**
@@ -16,13 +31,16 @@ export function InviteEveryone() {
   const [links, setLinks] = useState<Invited['items'] | null>(null);
   const [message, setMessage] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [skipped, setSkipped] = useState<string | null>(null);
   async function invite() {
     setBusy(true);
     setError(null);
     setMessage(null);
+    setSkipped(null);
     try {
       const answer = await api<Invited>('POST', '/employees/invite-all', {});
-      if (answer.items.length === 0) setMessage('Every employee with an email already has a person.');
+      setSkipped(skippedText(answer.skipped));
+      if (answer.items.length === 0) setMessage('Nobody left to invite: no employee without a person.');
       else setLinks(answer.items);
     } catch (caught) {
       setError(messageOf(caught));
@@ -37,6 +55,7 @@ export function InviteEveryone() {
       </button>
       <Notice tone="success" message={message} />
       <Notice tone="error" message={error} />
+      <Notice tone="error" message={skipped} />
       {links ? (
         <SecretOnce
           headingId="invite-links-heading"

@@ -6,7 +6,8 @@ import { type Kysely, sql } from 'kysely';
  *   own browser (the personal web clock);
  * - workplaces.web_clock_allowed_ips (comma-separated CIDR ranges, null: any address);
  * - correction_requests: an employee's request to correct an entry (or to add a missing one), decided
- *   by a manager. A partial unique index allows one waiting request per entry; a decision is a
+ *   by a manager; `time_entry_version` is the entry's version when it was filed (an approval applies
+ *   only over that version). A partial unique index allows one waiting request per entry; a decision is a
  *   conditional update of a row still `requested`, so a request is decided once.
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -21,6 +22,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
     .addColumn('employee_id', 'text', (c) => c.notNull().references('employees.id'))
     .addColumn('time_entry_id', 'text')
+    .addColumn('time_entry_version', 'integer')
     .addColumn('date', 'text', (c) => c.notNull())
     .addColumn('proposed_clock_in', 'text')
     .addColumn('proposed_clock_out', 'text')
@@ -53,9 +55,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('status'), '=', sql.lit('requested'))
     .execute();
+  // A self-service person is found by their employee on every request, and "invite everyone" asks
+  // whether an employee has a person.
+  await db.schema.createIndex('users_employee_idx').on('users').column('employee_id').execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('users_employee_idx').execute();
   await db.schema.dropTable('correction_requests').execute();
   await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
   await db.schema.alterTable('companies').dropColumn('web_clock').execute();
