@@ -16,6 +16,7 @@ import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.j
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
 import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.js';
+import { deviceAdminRoutes } from '../modules/devices/admin.routes.js';
 
 /**
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
@@ -51,6 +52,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(ssoAdminRoutes);
     await guarded.register(ssoLinkRoutes);
     await guarded.register(absenceAdminRoutes);
+    await guarded.register(deviceAdminRoutes);
   });
   // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts); after the
   // rest, so the admin document only grows at its end.

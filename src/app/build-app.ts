@@ -78,6 +78,8 @@ async function createServices(deps: AppDependencies) {
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
     ssoStartLimiter: limiters.ssoStartLimiter,
+    kioskEnrolLimiter: limiters.kioskEnrolLimiter,
+    kioskPinLimiter: limiters.kioskPinLimiter,
     cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
     webhookKey:
       config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),

@@ -138,6 +138,18 @@ export const ERROR_CATALOGUE = {
   },
   // Planned shifts (issue 33): 5001-5099.
   shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
+  // Kiosk devices (issue 35): 6001-6049.
+  invalid_enrolment_code: {
+    status: 401,
+    code: 6001,
+    title: 'The enrolment code is wrong, used or expired',
+  },
+  invalid_pin: { status: 401, code: 6002, title: 'The PIN is wrong' },
+  pin_locked: {
+    status: 429,
+    code: 6003,
+    title: 'Too many wrong PINs: this PIN (or this device) is locked for a while',
+  },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

@@ -6,7 +6,7 @@ import type { TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.j
 import type { Principal } from '../auth/service.js';
 import type { Actor } from '../context.js';
 import { findEntryBreaks } from '../time-tracking/queries/breaks.js';
-import { ENTRY_SOURCES, timeEntryListItem } from '../time-tracking/results.js';
+import { isPunchedSource, timeEntryListItem } from '../time-tracking/results.js';
 import { findEmployeeRef, findEntry, lockEntryEmployee } from './queries/entries.js';
 import { keyCreatorEmployeeOf, linkedEmployeeOf } from './queries/revisions.js';
 import { actorOfAdmin, actorOfPrincipal, type RevisionActor } from './revisions.js';
@@ -49,7 +49,7 @@ function notFound(id: string): ApiError {
 
 /** Whether an entry's list item carries its punched breaks (entries of the time clock). */
 export function hasPunchedBreaks(entry: Pick<TimeEntryRow, 'source'>): boolean {
-  return entry.source === ENTRY_SOURCES.timeClock;
+  return isPunchedSource(entry.source);
 }
 
 /** The entry as a list item, with its breaks when it is of the time clock. */

@@ -18,8 +18,8 @@ import {
 } from './punch-rules.js';
 import {
   type ClockEventInput,
-  ENTRY_SOURCES,
   entryResult,
+  punchSource,
   newEntry,
   storedInstant,
   storedPunch,
@@ -197,7 +197,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     break_minutes: null,
     net_seconds: null,
     status: 'open',
-    source: ENTRY_SOURCES.timeClock,
+    source: punchSource(principal),
     time_zone: punch.timeZone,
     notes: notes(input.deviceId),
     note: input.note ?? null,

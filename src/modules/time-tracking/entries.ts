@@ -6,7 +6,7 @@ import { type AppContext } from '../context.js';
 import { resolveEmployee } from '../employees/service.js';
 import { findBreaksOfEntries } from './queries/breaks.js';
 import { findEmployeeEntriesPage } from './queries/entries.js';
-import { ENTRY_SOURCES, timeEntryListItem } from './results.js';
+import { isPunchedSource, timeEntryListItem } from './results.js';
 import { type Page, invalidCursor } from '../../shared/pages.js';
 import { isStorableText } from '../../shared/stored-text.js';
 
@@ -125,7 +125,7 @@ export async function listTimeEntries(
   const items = rows.slice(0, limit);
   const last = items.at(-1);
   // Entries of the time clock carry their breaks (one more read, only when the page has such entries).
-  const clocked = items.filter((row) => row.source === ENTRY_SOURCES.timeClock).map((row) => row.id);
+  const clocked = items.filter((row) => isPunchedSource(row.source)).map((row) => row.id);
   const breaks = await findBreaksOfEntries(ctx.database.db, clocked);
   return {
     items: items.map((row) => timeEntryListItem(row, employee, breaks.get(row.id))),

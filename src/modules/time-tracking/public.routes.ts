@@ -25,6 +25,8 @@ import { clockStatus } from './status.js';
 import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
+import { type Principal } from '../auth/service.js';
+import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
 const WRITE_ERRORS = [
@@ -65,6 +67,11 @@ const BATCH_BODY_LIMIT_BYTES = 512 * 1024;
 /** The single endpoint's checks of a punch's values (formats, enums, lengths), with its field names. */
 const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
 
+/** A kiosk device's punch (issue 35) carries the device's own id as `deviceId`, whatever was sent. */
+function deviceEvent<E extends { deviceId?: string | null }>(principal: Principal, event: E): E {
+  return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
+}
+
 /** What the routes below share, made once per registration. */
 function timeTrackingRouteContext(app: TypeBoxApp) {
   const { services } = app;
@@ -79,7 +86,7 @@ function recordClockEventRoute(
   app.post(
     '/time-clock/events',
     {
-      onRequest: authenticate(guard, 'attendance.record'),
+      onRequest: authenticate(guard, 'attendance.record', 'allowed'),
       schema: {
         summary: 'Record a clock event (clock_in, clock_out or toggle)',
         operationId: 'recordClockEvent',
@@ -109,9 +116,16 @@ function recordClockEventRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
-      return idempotentWrite(request, reply, { dryRun }, (tx, { detectDuplicates }) =>
-        recordClockEvent(tx, services.ctx.now(), principal, request.body, { dryRun, detectDuplicates }),
-      );
+      const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
+      const body = deviceEvent(principal, request.body);
+      return idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
+        const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
+          dryRun,
+          detectDuplicates,
+        });
+        await flagSkewedPunch(tx, clockOffset, outcome);
+        return outcome;
+      });
     },
   );
 }
@@ -123,7 +137,7 @@ function recordClockEventsRoute(
   app.post(
     '/time-clock/events/batch',
     {
-      onRequest: authenticate(guard, 'attendance.record'),
+      onRequest: authenticate(guard, 'attendance.record', 'allowed'),
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       // The shape first (one 422 for the whole batch, nothing runs); each event's values are its own result.
       validatorCompiler: shapeValidatorCompiler,
@@ -161,11 +175,13 @@ function recordClockEventsRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
+      const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
         const results: string[] = [];
         for (const [index, event] of request.body.events.entries()) {
-          const { idempotencyKey, ...fields } = event;
+          const { idempotencyKey, ...sent } = event;
+          const fields = deviceEvent(principal, sent);
           const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
           const key =
             idempotencyKey === undefined
@@ -185,12 +201,15 @@ function recordClockEventsRoute(
             async (tx, { detectDuplicates }) => {
               // A value the single endpoint refuses before it runs: this event's 422.
               if (errors.length > 0) throw validationError(errors);
-              return recordClockEvent(tx, services.ctx.now(), principal, fields, {
+              const outcome = await recordClockEvent(tx, services.ctx.now(), principal, fields, {
                 dryRun,
                 detectDuplicates,
               });
+              await flagSkewedPunch(tx, clockOffset, outcome);
+              return outcome;
             },
           );
+          if (!dryRun) await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, settled);
           results.push(`{"index":${index},"status":${settled.status},"body":${settled.body}}`);
         }
         return `{"results":[${results.join(',')}]}`;

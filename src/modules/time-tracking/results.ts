@@ -26,7 +26,17 @@ export interface ClockEventInput {
 }
 
 /** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
-export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift' } as const;
+export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift', kiosk: 'kiosk' } as const;
+
+/** Sources whose entries were punched (clock-in, breaks, clock-out): their items carry `breaks`. */
+export function isPunchedSource(source: string): boolean {
+  return source === ENTRY_SOURCES.timeClock || source === ENTRY_SOURCES.kiosk;
+}
+
+/** The source of a punched entry: `kiosk` for a kiosk device's token (issue 35), else `time_clock`. */
+export function punchSource(principal: Pick<Principal, 'kind'>): string {
+  return principal.kind === 'device' ? ENTRY_SOURCES.kiosk : ENTRY_SOURCES.timeClock;
+}
 
 /** Spec, write result: what every punch and shift answers. */
 export type WriteResult = Static<typeof WriteResultSchema>;
@@ -99,6 +109,8 @@ export function newEntry(
     employee_id: employee.id,
     ...fields,
     clock_out_event: null,
+    // Issue 35: the kiosk device that recorded it.
+    device_id: principal.kind === 'device' ? principal.id : null,
     created_by_type: principal.kind,
     created_by_id: principal.id,
     created_at: at,
@@ -182,7 +194,8 @@ export type TimeEntryListRow = Pick<
   | 'version'
   | 'edited'
   | 'auto_closed'
->;
+> &
+  Partial<Pick<TimeEntryRow, 'device_id' | 'review_flags'>>;
 
 /** A break of a clocked entry (issue 20): wall clocks in the entry's zone, the instants, whole minutes. */
 export function breakView(row: Pick<TimeEntryBreakRow, 'start_at' | 'end_at' | 'start_time' | 'end_time'>) {
@@ -222,6 +235,9 @@ export function timeEntryListItem(
     version: row.version,
     edited: row.edited === 1,
     autoClosed: row.auto_closed === 1,
+    // Issue 35: the kiosk device that recorded it, and what a reviewer should look at.
+    deviceId: row.device_id ?? null,
+    reviewFlags: row.review_flags ? (JSON.parse(row.review_flags) as string[]) : [],
     ...(breaks !== undefined ? { breaks: breaks.map(breakView) } : {}),
   };
 }

@@ -43,7 +43,7 @@ export const TimeEntrySchema = Type.Object({
   totalHours: Type.Number({ description: 'net working time in hours, rounded to 2 decimals; 0 while open' }),
   breakMinutes: NullableOut(Type.Integer()),
   status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
-  source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift; may grow' }),
+  source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift, kiosk; may grow' }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
   version: Type.Integer({
@@ -53,6 +53,13 @@ export const TimeEntrySchema = Type.Object({
   edited: Type.Boolean({ description: 'true once a correction changed it (see its revisions)' }),
   autoClosed: Type.Boolean({
     description: "true when the automatic clock-out closed it (the company's autoClockOutAfterHours)",
+  }),
+  deviceId: NullableOut(
+    Type.String({ description: 'the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise' }),
+  ),
+  reviewFlags: Type.Array(Type.String(), {
+    description:
+      'what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing',
   }),
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {

@@ -10,6 +10,7 @@ import * as corrections from './migrations/0007-corrections.js';
 import * as plannedShifts from './migrations/0008-planned-shifts.js';
 import * as sso from './migrations/0009-sso.js';
 import * as absences from './migrations/0010-absences.js';
+import * as kiosk from './migrations/0012-kiosk.js';
 import * as production from './migrations/0013-production.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -23,6 +24,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0008-planned-shifts': plannedShifts,
   '0009-sso': sso,
   '0010-absences': absences,
+  '0012-kiosk': kiosk,
   '0013-production': production,
 };
 

@@ -46,6 +46,8 @@ export interface WorkplacesTable {
   created_at: string;
   /** Public holidays' region code, e.g. DE-BY (migration 0010); null: none. */
   holiday_region: string | null;
+  /** 1: the kiosk lists no names, employees identify by badge only (migration 0012). */
+  kiosk_badge_only: Generated<number>;
 }
 
 export interface SchedulesTable {
@@ -157,6 +159,69 @@ export interface TimeEntriesTable {
   edited: Generated<number>;
   /** 1 once the automatic clock-out closed it. */
   auto_closed: Generated<number>;
+  /** The kiosk device that recorded it (migration 0012), null otherwise. */
+  device_id: Generated<string | null>;
+  /** JSON array of review flags (migration 0012): `["device_clock_skew"]` or `[]`. */
+  review_flags: Generated<string>;
+}
+
+/** Migration 0012: kiosk devices of a workplace. */
+export interface DevicesTable {
+  id: string;
+  company_id: string;
+  workplace_id: string;
+  name: string;
+  created_by: string | null;
+  created_at: string;
+  enrolment_code_hash: string | null;
+  enrolment_expires_at: string;
+  enrolled_at: string | null;
+  client_id: string | null;
+  secret_hash: string | null;
+  revoked_at: string | null;
+  last_seen_at: string | null;
+  queued: Generated<number>;
+  clock_offset_ms: number | null;
+  last_sync_at: string | null;
+}
+
+/** Migration 0012: an employee's kiosk PIN (scrypt), one row per employee. */
+export interface EmployeePinsTable {
+  employee_id: string;
+  company_id: string;
+  pin_hash: string;
+  set_at: string;
+}
+
+export interface KioskPinFailuresTable {
+  id: string;
+  company_id: string;
+  device_id: string;
+  employee_id: string;
+  at: string;
+}
+
+export interface KioskPinLocksTable {
+  id: string;
+  company_id: string;
+  device_id: string;
+  employee_id: string | null;
+  locked_at: string;
+  locked_until: string;
+}
+
+export interface DeviceRefusalsTable {
+  id: string;
+  company_id: string;
+  device_id: string;
+  employee_id: string | null;
+  type: string;
+  occurred_at: string;
+  status: number;
+  error: string;
+  detail: string | null;
+  idempotency_key: string | null;
+  at: string;
 }
 
 export interface TimeEntryBreaksTable {
@@ -438,6 +503,11 @@ export interface Schema {
   holiday_overrides: HolidayOverridesTable;
   leave_entitlements: LeaveEntitlementsTable;
   absences: AbsencesTable;
+  devices: DevicesTable;
+  employee_pins: EmployeePinsTable;
+  kiosk_pin_failures: KioskPinFailuresTable;
+  kiosk_pin_locks: KioskPinLocksTable;
+  device_refusals: DeviceRefusalsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;
@@ -451,3 +521,5 @@ export type TimeEntryBreakRow = Selectable<TimeEntryBreaksTable>;
 export type IdempotencyRecordRow = Selectable<IdempotencyRecordsTable>;
 export type PlannedShiftRow = Selectable<PlannedShiftsTable>;
 export type AttendanceExceptionRow = Selectable<AttendanceExceptionsTable>;
+
+export type DeviceRow = Selectable<DevicesTable>;
