@@ -25,7 +25,10 @@ export function registerDeviceCommands(program: Command): void {
       ].join('\n'),
   );
   admin(
-    device.command('list').description("a company's kiosk devices").requiredOption('--company <id>', 'company id'),
+    device
+      .command('list')
+      .description("a company's kiosk devices")
+      .requiredOption('--company <id>', 'company id'),
     async (ctx, _config, _args, f) => {
       const { items } = await listDevices(ctx.database.db, f.company!);
       return {

@@ -103,7 +103,8 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
       schema: {
         summary: "A workplace's kiosk setting (badge only)",
         operationId: 'setWorkplaceKiosk',
-        description: '`kioskBadgeOnly`: its kiosks list no names; employees identify by badge. Permission 92.',
+        description:
+          '`kioskBadgeOnly`: its kiosks list no names; employees identify by badge. Permission 92.',
         tags,
         params: IdParamsSchema,
         body: BadgeOnlyBodySchema,

@@ -51,7 +51,9 @@ export async function kioskEmployees(ctx: AppContext, principal: Principal) {
 async function employeeState(db: Executor, companyId: string, employeeId: string) {
   const open = await db
     .selectFrom('time_entries as t')
-    .leftJoin('time_entry_breaks as b', (join) => join.onRef('b.time_entry_id', '=', 't.id').on('b.end_at', 'is', null))
+    .leftJoin('time_entry_breaks as b', (join) =>
+      join.onRef('b.time_entry_id', '=', 't.id').on('b.end_at', 'is', null),
+    )
     .select(['t.start_at', 'b.start_at as break_since'])
     .where('t.company_id', '=', companyId)
     .where('t.employee_id', '=', employeeId)
@@ -72,7 +74,10 @@ export async function identify(
   const device = requireDevice(principal);
   const db = ctx.database.db;
   const byBadge = body.badge !== undefined;
-  if (byBadge === (body.employeeId !== undefined) || (body.employeeId !== undefined) !== (body.pin !== undefined))
+  if (
+    byBadge === (body.employeeId !== undefined) ||
+    (body.employeeId !== undefined) !== (body.pin !== undefined)
+  )
     throw validationError([
       { field: 'badge', message: 'send either badge, or employeeId and pin', code: 'one_of' },
     ]);
@@ -88,7 +93,11 @@ export async function identify(
   const employee = await query.executeTakeFirst();
   if (!employee) throw notHere();
   if (!byBadge)
-    await checkPin(ctx, { companyId: principal.companyId, deviceId: principal.id, employeeId: employee.id }, body.pin!);
+    await checkPin(
+      ctx,
+      { companyId: principal.companyId, deviceId: principal.id, employeeId: employee.id },
+      body.pin!,
+    );
   return {
     employee: { id: employee.id, externalId: employee.external_id },
     displayName: displayName(employee),

@@ -23,7 +23,13 @@ export const PIN_LOCK_MS = 15 * 60_000;
 const NO_PIN_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
 
 /** `employee set-pin ID` (and the console): the PIN replaces any earlier one. */
-export async function setEmployeePin(tx: Tx, now: number, employeeId: string, pin: string, actor: Actor = CLI_ACTOR) {
+export async function setEmployeePin(
+  tx: Tx,
+  now: number,
+  employeeId: string,
+  pin: string,
+  actor: Actor = CLI_ACTOR,
+) {
   if (!PIN_PATTERN.test(pin))
     throw validationError([{ field: 'pin', message: 'must be 4 to 8 digits', code: 'format' }]);
   const id = requireUuid(employeeId, 'employee id');
@@ -133,7 +139,8 @@ async function lockOut(tx: Tx, a: Attempt, employee: boolean, now: number): Prom
 
 /** Serialises the PIN attempts of one device (PostgreSQL; SQLite's write transaction already does). */
 async function lockDeviceRow(tx: Tx, deviceId: string): Promise<void> {
-  if (rowLocks(tx)) await tx.selectFrom('devices').select('id').where('id', '=', deviceId).forUpdate().execute();
+  if (rowLocks(tx))
+    await tx.selectFrom('devices').select('id').where('id', '=', deviceId).forUpdate().execute();
 }
 
 /**
@@ -193,7 +200,8 @@ function pinHashOf(db: Executor, employeeId: string) {
 export async function checkPin(ctx: AppContext, a: Attempt, pin: string): Promise<void> {
   await beginAttempt(ctx, a);
   const stored = await pinHashOf(ctx.database.db, a.employeeId);
-  const right = PIN_PATTERN.test(pin) && (await verifyPassword(pin, stored?.pin_hash ?? NO_PIN_HASH)) && !!stored;
+  const right =
+    PIN_PATTERN.test(pin) && (await verifyPassword(pin, stored?.pin_hash ?? NO_PIN_HASH)) && !!stored;
   await endAttempt(ctx, a, right);
   if (!right) throw new ApiError('invalid_pin', 'the PIN is wrong');
 }

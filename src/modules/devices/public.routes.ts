@@ -42,7 +42,13 @@ function enrolRoute(app: TypeBoxApp) {
       },
     },
     async (request, reply) => {
-      await chargeAttempt(services.kioskEnrolLimiter, request.ip, services.ctx.now(), reply, 'enrolment attempts');
+      await chargeAttempt(
+        services.kioskEnrolLimiter,
+        request.ip,
+        services.ctx.now(),
+        reply,
+        'enrolment attempts',
+      );
       reply.header('cache-control', 'no-store');
       return reply.code(201).send(await enrolWithCode(services.ctx, request.body.code));
     },
@@ -84,8 +90,8 @@ function identifyRoute(app: TypeBoxApp) {
         operationId: 'identifyAtKiosk',
         description:
           "A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). " +
-          "An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. " +
-          '5 wrong PINs lock that employee\'s PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. ' +
+          'An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. ' +
+          "5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. " +
           'PIN attempts are also limited per client address.',
         tags: ['Kiosk'],
         security: bearerSecurity(null),

@@ -10,7 +10,8 @@ export const EnrolBodySchema = Type.Object(
       minLength: 1,
       maxLength: 32,
       pattern: NO_NUL,
-      description: 'the enrolment code shown by the console or `device enrol` (`ABCD-EFGH`; case and dash optional)',
+      description:
+        'the enrolment code shown by the console or `device enrol` (`ABCD-EFGH`; case and dash optional)',
     }),
   },
   { additionalProperties: false },
@@ -18,14 +19,14 @@ export const EnrolBodySchema = Type.Object(
 
 export const DeviceCredentialSchema = Type.Object(
   {
-    clientId: Type.String({ description: 'the device\'s client id, `dev_…`' }),
+    clientId: Type.String({ description: "the device's client id, `dev_…`" }),
     clientSecret: Type.String({
       description: 'the device credential: exchange it at POST /oauth/token; shown in this answer only',
     }),
     workplaceId: Guid,
     name: Type.String(),
   },
-  { description: 'A kiosk device\'s credential' },
+  { description: "A kiosk device's credential" },
 );
 
 export const KioskEmployeeListSchema = Type.Object(
@@ -34,7 +35,10 @@ export const KioskEmployeeListSchema = Type.Object(
       Type.Object({ id: Guid, displayName: Type.String({ description: 'first and last name' }) }),
     ),
   },
-  { description: "The active employees of the device's workplace, by name; empty when the workplace is badge-only" },
+  {
+    description:
+      "The active employees of the device's workplace, by name; empty when the workplace is badge-only",
+  },
 );
 
 export const IdentifyBodySchema = Type.Object(
@@ -118,7 +122,11 @@ export const RefusalListSchema = Type.Object({
 });
 
 export const BadgeOnlyBodySchema = Type.Object({ kioskBadgeOnly: Type.Boolean() });
-export const BadgeOnlyResultSchema = Type.Object({ id: Guid, name: Type.String(), kioskBadgeOnly: Type.Boolean() });
+export const BadgeOnlyResultSchema = Type.Object({
+  id: Guid,
+  name: Type.String(),
+  kioskBadgeOnly: Type.Boolean(),
+});
 
 export const SetPinBodySchema = Type.Object({ pin: Type.String({ minLength: 1, maxLength: 16 }) });
 export const SetPinResultSchema = Type.Object({ id: Guid, pinSet: Type.Boolean() });

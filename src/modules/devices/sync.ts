@@ -70,7 +70,12 @@ export async function flagSkewedPunch(
   offsetMs: number | null,
   outcome: { status: number; body: { timeEntryId: string | null; dryRun: boolean } },
 ): Promise<void> {
-  if (!isSkewed(offsetMs) || outcome.status !== 201 || outcome.body.dryRun || outcome.body.timeEntryId === null)
+  if (
+    !isSkewed(offsetMs) ||
+    outcome.status !== 201 ||
+    outcome.body.dryRun ||
+    outcome.body.timeEntryId === null
+  )
     return;
   await flagEntry(tx, outcome.body.timeEntryId, [CLOCK_SKEW_FLAG]);
 }
