@@ -320,7 +320,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('kiosk devices on
       ).toBe(200);
       // After 15 minutes the PIN works again.
       suite.now = T0 + 15 * MINUTE + 1000;
-      const freshToken = await fetchToken(suite.server, (await second).clientId, second.clientSecret);
+      const freshToken = await fetchToken(suite.server, second.clientId, second.clientSecret);
       expect(
         (await call(suite.server, freshToken, 'POST', IDENTIFY, { employeeId, pin: '2468' })).status,
       ).toBe(200);

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requirePermission } from '../../http/plugins/console-session.js';
 import { IdParamsSchema } from '../../http/schemas/common.js';
 import { sessionErrors } from '../../http/schemas/responses.js';
+import { type TypeBoxApp } from '../../http/route-context.js';
 import { PERMISSION_MANAGE_EMPLOYEES } from '../auth/scopes.js';
 import { consoleSetPin } from './pins.js';
 import {
@@ -65,6 +66,14 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     },
   );
 
+  deviceChangeRoutes(app);
+  kioskSettingRoutes(app);
+};
+
+/** Revoke a device, read its refused punches. */
+function deviceChangeRoutes(app: TypeBoxApp) {
+  const { ctx } = app.services;
+  const tags = ['Kiosk devices'];
   app.post(
     '/devices/:id/revoke',
     {
@@ -96,7 +105,12 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) =>
       consoleDeviceRefusals(ctx, requirePermission(request, PERMISSION_MANAGE_EMPLOYEES), request.params.id),
   );
+}
 
+/** A workplace's badge-only switch and an employee's PIN. */
+function kioskSettingRoutes(app: TypeBoxApp) {
+  const { ctx } = app.services;
+  const tags = ['Kiosk devices'];
   app.put(
     '/workplaces/:id/kiosk',
     {
@@ -144,4 +158,4 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
         request.body.pin,
       ),
   );
-};
+}
