@@ -37,7 +37,7 @@ function h(tag, attrs = {}, ...children) {
 
 function show(title, ...content) {
   clearTimeout(idleTimer);
-  main.replaceChildren(h('h1', { id: 'title' }, title), ...content);
+  main.replaceChildren(h('h1', { id: 'title' }, title), ...content.filter((part) => part !== null));
   document.title = `${title} · Punchclock kiosk`;
 }
 
@@ -57,8 +57,8 @@ function localInstant(date) {
   );
 }
 
-function firstName(displayName) {
-  return displayName.split(' ')[0] || displayName;
+function firstName(who) {
+  return who.offline ? who.name : who.name.split(' ')[0] || who.name;
 }
 
 function problemText(error) {
@@ -310,6 +310,7 @@ function pinScreen(person) {
         'button',
         {
           type: 'button',
+          'aria-label': 'delete the last digit',
           onclick: () => {
             pin.value = pin.value.slice(0, -1);
             pin.focus();
@@ -351,7 +352,12 @@ async function identified(body, error, field, clear = () => {}) {
       return;
     }
     const known = recall(STATES, {})[`badge:${body.badge}`];
-    actionScreen({ employee: { externalId: body.badge }, name: `badge ${body.badge}`, state: known ?? null });
+    actionScreen({
+      employee: { externalId: body.badge },
+      name: `badge ${body.badge}`,
+      state: known ?? null,
+      offline: true,
+    });
   }
 }
 
@@ -386,7 +392,7 @@ function actionScreen(who) {
     ),
   );
   show(
-    `Hello, ${firstName(who.name)}`,
+    who.offline ? `Offline: ${who.name}` : `Hello, ${firstName(who)}`,
     h('p', { class: 'hint' }, status),
     h('div', { class: 'actions' }, buttons),
     h('button', { type: 'button', onclick: () => idleScreen() }, 'Cancel'),
@@ -415,7 +421,7 @@ async function punch(who, type) {
   };
   remember(STATES, states);
   const outcome = await sync(entry.idempotencyKey);
-  const words = `${WORDS[type][1]} at ${hhmm(now)}, ${firstName(who.name)}`;
+  const words = `${WORDS[type][1]} at ${hhmm(now)}, ${firstName(who)}`;
   if (outcome?.refused) result(`Not recorded: ${outcome.refused}`, 'refused');
   else if (outcome?.stored) result(words, 'done');
   else result(`${words}. Saved on this tablet, waiting to send (${await refreshStatus()}).`, 'waiting');

@@ -98,12 +98,13 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
   }
 
   /** Tab to the action's button and press Enter; returns the result's words. */
-  async function act(label: string) {
+  async function act(label: string, shot?: string) {
     await tabTo(page, page.getByRole('button', { name: label, exact: true }));
     await page.keyboard.press('Enter');
     const result = page.locator('#result');
     await result.waitFor({ timeout: UI_TIMEOUT });
     const text = (await result.textContent()) ?? '';
+    if (shot) await shots(shot);
     await page.keyboard.press('Enter'); // OK: back to the idle screen
     await page.getByLabel('Scan your badge').waitFor({ timeout: UI_TIMEOUT });
     return text;
@@ -119,7 +120,9 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await shots('enrol');
       await page.keyboard.type('WRON-GCOD');
       await page.keyboard.press('Enter');
-      await expect.poll(() => page.locator('#enrol-error').textContent()).toMatch(/wrong, already used or expired/);
+      await expect
+        .poll(() => page.locator('#enrol-error').textContent())
+        .toMatch(/wrong, already used or expired/);
       await code.fill('');
       await page.keyboard.type(enrolment.enrolmentCode);
       await page.keyboard.press('Enter');
@@ -128,7 +131,9 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await shots('idle');
       // The service worker takes the page over, so the shell is kept for offline use.
       await page.evaluate(() => navigator.serviceWorker.ready.then(() => true));
-      await expect.poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: UI_TIMEOUT }).toBe(true);
+      await expect
+        .poll(() => page.evaluate(() => navigator.serviceWorker.controller !== null), { timeout: UI_TIMEOUT })
+        .toBe(true);
     },
     FLOW_TIMEOUT,
   );
@@ -139,7 +144,7 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await badge('EXT-0');
       await page.getByRole('heading', { name: 'Hello, First0' }).waitFor({ timeout: UI_TIMEOUT });
       await shots('actions');
-      const words = await act('Clock in');
+      const words = await act('Clock in', 'result');
       expect(words).toMatch(/^Clocked in at \d\d:\d\d, First0$/);
       const [entry] = await entries(0);
       expect(entry).toMatchObject({ source: 'kiosk', endTime: null });
@@ -153,7 +158,6 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await page.getByRole('heading', { name: 'Hello, First1' }).waitFor({ timeout: UI_TIMEOUT });
       expect(await act('Clock in')).toMatch(/^Clocked in at \d\d:\d\d, First1$/);
       expect(await entries(1)).toHaveLength(1);
-      await page.screenshot({ path: `${SCREENSHOTS}kiosk-result-1024.png` });
     },
     FLOW_TIMEOUT,
   );
@@ -189,7 +193,7 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
 
       // First2, unknown offline: clock in, a break, clock out; First0 (known clocked in): clock out.
       await badge('EXT-2');
-      await page.getByRole('heading', { name: 'Hello, badge' }).waitFor({ timeout: UI_TIMEOUT });
+      await page.getByRole('heading', { name: 'Offline: badge EXT-2' }).waitFor({ timeout: UI_TIMEOUT });
       for (const action of ['Clock in', 'Start break', 'End break', 'Clock out']) {
         expect(await act(action)).toMatch(/Saved on this tablet, waiting to send \(\d\)/);
         if (action !== 'Clock out') await badge('EXT-2');
@@ -228,10 +232,17 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       // The network returns: the queue is sent (on `online`), each punch stored once.
       await context.unroute('**/*');
       await context.setOffline(false);
-      await expect.poll(() => page.locator('#queue').textContent(), { timeout: 30_000 }).toBe('All punches sent');
+      await expect
+        .poll(() => page.locator('#queue').textContent(), { timeout: 30_000 })
+        .toBe('All punches sent');
 
       const at = (type: string) =>
-        new Date(queuedPunches.filter((p) => p.occurredAt && p.type === type).map((p) => p.occurredAt).sort()[0]!).toISOString();
+        new Date(
+          queuedPunches
+            .filter((p) => p.occurredAt && p.type === type)
+            .map((p) => p.occurredAt)
+            .sort()[0]!,
+        ).toISOString();
       const [second] = await entries(2);
       expect(await entries(2)).toHaveLength(1);
       expect(second).toMatchObject({ source: 'kiosk', breaks: [expect.anything()] });
@@ -250,7 +261,10 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
         .select(['end_at'])
         .where('employee_id', '=', acme.employees[0]!.id)
         .execute();
-      const clockOuts = queuedPunches.filter((p) => p.type === 'clock_out').map((p) => new Date(p.occurredAt).toISOString()).sort();
+      const clockOuts = queuedPunches
+        .filter((p) => p.type === 'clock_out')
+        .map((p) => new Date(p.occurredAt).toISOString())
+        .sort();
       expect([closed[0]!.end_at, stored[0]!.end_at].sort()).toEqual(clockOuts);
 
       // Sent again by the timer: nothing twice.
