@@ -124,6 +124,8 @@ async function sync(watch = null) {
         if (punch.idempotencyKey === watch) outcome = { refused: reason };
       }
     }
+    // The server hears at once how many are left (the console shows it).
+    await heartbeat();
   } catch {
     // Offline, or the server is away: everything stays queued for the next try.
   } finally {

@@ -1,6 +1,8 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPerson } from '../support/admin-api.js';
 import {
+  capture,
   expectAccessible,
   FLOW_TIMEOUT,
   HAVE_BROWSER,
@@ -271,6 +273,51 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await page.waitForTimeout(500);
       expect(await entries(2)).toHaveLength(1);
       expect(log.problems.filter((p) => !/net::ERR|Failed to fetch|NetworkError/.test(p))).toEqual([]);
+    },
+    FLOW_TIMEOUT,
+  );
+
+  it(
+    'the console lists the devices with last contact and queue, enrols one and revokes one (permission 92)',
+    async () => {
+      const manager = await createPerson(server.ctx, acme.companyId, {
+        email: 'manager@acme.example',
+        permissions: '92,52',
+      });
+      const consolePage = await context.newPage();
+      await consolePage.goto(`${server.listenUrl}/console/#/devices`);
+      await consolePage.getByLabel('Email address').fill(manager.email);
+      await consolePage.getByLabel('Password').fill(manager.password);
+      await consolePage.keyboard.press('Enter');
+      await consolePage
+        .getByRole('heading', { level: 1, name: 'Kiosk devices' })
+        .waitFor({ timeout: UI_TIMEOUT });
+      const row = consolePage.getByRole('row', { name: /Front door tablet/ });
+      await row.waitFor({ timeout: UI_TIMEOUT });
+      await expect(row.textContent()).resolves.toMatch(/Active/);
+      await expect(row.getByRole('cell').nth(1).textContent()).resolves.not.toBe('Never');
+      // Nothing waits on the tablet any more: it said so after its last sync.
+      await expect(row.getByRole('cell').nth(2).textContent()).resolves.toBe('0');
+
+      await tabTo(consolePage, consolePage.getByLabel('Device name'));
+      await consolePage.keyboard.type('Back door tablet');
+      await consolePage.keyboard.press('Enter');
+      const code = consolePage.getByLabel('Enrolment code', { exact: true }).and(consolePage.locator('textarea'));
+      await code.waitFor({ timeout: UI_TIMEOUT });
+      expect(await code.inputValue()).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
+      await consolePage.getByRole('row', { name: /Back door tablet/ }).waitFor({ timeout: UI_TIMEOUT });
+      await capture(consolePage, 'console-devices');
+
+      await tabTo(consolePage, consolePage.getByRole('button', { name: 'Revoke device Back door tablet' }));
+      await consolePage.keyboard.press('Enter');
+      await consolePage.getByRole('dialog').waitFor({ timeout: UI_TIMEOUT });
+      await consolePage.keyboard.press('Enter');
+      await expect
+        .poll(() => consolePage.getByRole('row', { name: /Back door tablet/ }).textContent(), {
+          timeout: UI_TIMEOUT,
+        })
+        .toMatch(/Revoked/);
+      await consolePage.close();
     },
     FLOW_TIMEOUT,
   );

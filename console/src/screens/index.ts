@@ -8,6 +8,7 @@ import { nowScreen } from '../features/time-tracking/now/screen.js';
 import { rosterScreen } from '../features/planned-shifts/screen.js';
 import { timesheetsScreen } from '../features/timesheets/screen.js';
 import { webhooksScreen } from '../features/webhooks/screen.js';
+import { devicesScreen } from '../features/devices/screen.js';
 import type { Screen } from './registry.js';
 
 /** Every screen, in navigation order. */
@@ -18,6 +19,7 @@ export const SCREENS: readonly Screen[] = [
   timesheetsScreen,
   absencesScreen,
   employeesScreen,
+  devicesScreen,
   apiKeysScreen,
   companyScreen,
   webhooksScreen,
