@@ -33,6 +33,22 @@ import {
  * each punch stored once with its original time and break. axe-core and screenshots at 1024 and 390 px.
  */
 
+// The functions passed to page.evaluate run in the browser; the test project has no DOM types.
+declare const document: { activeElement: unknown; documentElement: { scrollWidth: number } };
+declare const window: { innerWidth: number };
+declare const navigator: { serviceWorker: { ready: Promise<unknown>; controller: unknown } };
+declare const indexedDB: {
+  open(name: string): {
+    onsuccess: () => void;
+    result: {
+      close(): void;
+      transaction(store: string): {
+        objectStore(store: string): { getAll(): { onsuccess: () => void; result: unknown } };
+      };
+    };
+  };
+};
+
 const browser = useChromium();
 const suite = HAVE_BROWSER ? describe : describe.skip;
 const sqlite = testDialects().filter((d) => d.name === 'sqlite');

@@ -81,7 +81,9 @@ export function authenticate(
     if (isDevice ? devices === 'refused' : devices === 'only')
       throw new ApiError(
         'insufficient_scope',
-        isDevice ? 'a kiosk device may only use the kiosk operations' : 'only a kiosk device may use this operation',
+        isDevice
+          ? 'a kiosk device may only use the kiosk operations'
+          : 'only a kiosk device may use this operation',
       );
     if (!isDevice && scope !== null && !check.principal.scopes.includes(scope))
       throw new ApiError('insufficient_scope', `this operation needs the scope ${scope}`, null, {

@@ -55,6 +55,19 @@ const CLIENT_BASIC = 'clientBasic';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = Record<string, any>;
 
+/**
+ * The description's pseudo-scope of a kiosk device's token (issue 35, principal `device`): not a scope
+ * a key can hold, it names the operations a device's token may call.
+ */
+export const DEVICE_SCOPE = 'device';
+const DEVICE_SCOPE_LABEL =
+  "A kiosk device's token (principal `device`, from a device credential): only the kiosk operations and the time clock's punches for its workplace's employees";
+
+/** The `security` of an operation a kiosk device's token may call, besides what `others` allow. */
+export function deviceSecurity(...others: ReturnType<typeof bearerSecurity>) {
+  return [...others, { [OAUTH2]: [DEVICE_SCOPE] }];
+}
+
 /** The route-schema `security` of an operation that needs `scope` (null: any valid token). */
 export function bearerSecurity(scope: ScopeId | null, ...alternatives: ScopeId[]) {
   return [
@@ -138,6 +151,11 @@ const TAGS = [
   {
     name: 'Absences',
     description: 'Absence types, public holidays, absences with their approvals, and leave balances.',
+  },
+  {
+    name: 'Kiosk',
+    description:
+      "A shared tablet at a workplace (issue 35): its enrolment with a single-use code, then with its device's token the names of its workplace's employees and who a badge or a PIN is; it punches through Time tracking.",
   },
 ];
 
@@ -331,7 +349,10 @@ function swaggerOptions(): FastifyDynamicSwaggerOptions {
             flows: {
               clientCredentials: {
                 tokenUrl: TOKEN_PATH,
-                scopes: Object.fromEntries(SCOPES.map((s) => [s.id, s.label])),
+                scopes: {
+                  ...Object.fromEntries(SCOPES.map((s) => [s.id, s.label])),
+                  [DEVICE_SCOPE]: DEVICE_SCOPE_LABEL,
+                },
               },
             },
           },
@@ -406,7 +427,7 @@ export const openApiPlugin = fp(
       return pageDocument;
     };
 
-    const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null);
+    const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null, 'allowed');
     app.get(
       OPENAPI_PATH,
       { schema: { hide: true } },
@@ -415,7 +436,10 @@ export const openApiPlugin = fp(
         if (request.headers.authorization !== undefined) await guard.call(app, request, reply);
         services.ensureRateLimitHeaders(request, reply);
         reply.header('cache-control', 'no-cache');
-        return publishedFor(request.principal ? request.principal.scopes : null);
+        const principal = request.principal;
+        return publishedFor(
+          principal ? (principal.kind === 'device' ? [DEVICE_SCOPE] : principal.scopes) : null,
+        );
       },
     );
 

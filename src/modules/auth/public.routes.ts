@@ -182,7 +182,8 @@ async function deviceToken(
     return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {
       'retry-after': String(quota.retryAfterSeconds),
     });
-  if (!proven) return oauthError(reply, 401, 'invalid_client', 'client authentication failed', read.basicChallenge);
+  if (!proven)
+    return oauthError(reply, 401, 'invalid_client', 'client authentication failed', read.basicChallenge);
   const result = await exchangeDeviceForToken(services.ctx, services.tokens, lookup.device);
   if (!result.ok) return oauthError(reply, 401, 'invalid_client', result.description, read.basicChallenge);
   services.metrics.tokensIssued.inc();

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticate, requirePrincipal } from '../../http/plugins/authenticate.js';
-import { bearerSecurity } from '../../http/plugins/openapi.js';
+import { deviceSecurity } from '../../http/plugins/openapi.js';
 import { chargeAttempt } from '../../http/plugins/rate-limit/headers.js';
 import { described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
@@ -68,7 +68,7 @@ function employeesRoute(app: TypeBoxApp) {
           "A kiosk device's token only. The active employees of the device's workplace as `{id, displayName}`, for choosing a name before a PIN; " +
           'empty when the workplace is badge-only (`kioskBadgeOnly`). Never who is clocked in.',
         tags: ['Kiosk'],
-        security: bearerSecurity(null),
+        security: deviceSecurity(),
         response: {
           200: described(KioskEmployeeListSchema, 'The names, alphabetically'),
           ...errorResponses(['invalid_token', 'insufficient_scope', 'rate_limited']),
@@ -94,7 +94,7 @@ function identifyRoute(app: TypeBoxApp) {
           "5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. " +
           'PIN attempts are also limited per client address.',
         tags: ['Kiosk'],
-        security: bearerSecurity(null),
+        security: deviceSecurity(),
         body: IdentifyBodySchema,
         response: {
           200: described(IdentifyResultSchema, 'The employee and their state'),

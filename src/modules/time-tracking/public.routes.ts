@@ -3,7 +3,7 @@ import { type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
 import { idempotentLongWrite, idempotentWrite, settleWrite } from '../../http/plugins/idempotency.js';
-import { bearerSecurity } from '../../http/plugins/openapi.js';
+import { bearerSecurity, deviceSecurity } from '../../http/plugins/openapi.js';
 import { WriteHeadersSchema, described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
 import { compileBodyCheck, shapeValidatorCompiler } from '../../http/validation.js';
@@ -99,7 +99,7 @@ function recordClockEventRoute(
           '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
           'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).',
         tags: ['Time tracking'],
-        security: bearerSecurity('attendance.record'),
+        security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: WriteHeadersSchema,
         body: ClockEventBodySchema,
         response: {
@@ -153,7 +153,7 @@ function recordClockEventsRoute(
           'an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. ' +
           "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit.",
         tags: ['Time tracking'],
-        security: bearerSecurity('attendance.record'),
+        security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: WriteHeadersSchema,
         body: ClockEventBatchBodySchema,
         response: {
@@ -209,7 +209,8 @@ function recordClockEventsRoute(
               return outcome;
             },
           );
-          if (!dryRun) await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, settled);
+          if (!dryRun)
+            await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, settled);
           results.push(`{"index":${index},"status":${settled.status},"body":${settled.body}}`);
         }
         return `{"results":[${results.join(',')}]}`;

@@ -43,7 +43,9 @@ export const TimeEntrySchema = Type.Object({
   totalHours: Type.Number({ description: 'net working time in hours, rounded to 2 decimals; 0 while open' }),
   breakMinutes: NullableOut(Type.Integer()),
   status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
-  source: Type.String({ description: 'origin of the entry; an open list: time_clock, api_shift, kiosk; may grow' }),
+  source: Type.String({
+    description: 'origin of the entry; an open list: time_clock, api_shift, kiosk; may grow',
+  }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
   version: Type.Integer({
@@ -55,7 +57,9 @@ export const TimeEntrySchema = Type.Object({
     description: "true when the automatic clock-out closed it (the company's autoClockOutAfterHours)",
   }),
   deviceId: NullableOut(
-    Type.String({ description: 'the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise' }),
+    Type.String({
+      description: 'the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise',
+    }),
   ),
   reviewFlags: Type.Array(Type.String(), {
     description:

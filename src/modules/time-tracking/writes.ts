@@ -74,7 +74,7 @@ export async function loadEmployeeContext(
   );
   // Issue 35: a kiosk device punches only for employees of its own workplace.
   if (principal.device && employee.workplace_id !== principal.device.workplaceId)
-    throw new ApiError('employee_not_found', 'no employee of this kiosk\'s workplace matches');
+    throw new ApiError('employee_not_found', "no employee of this kiosk's workplace matches");
   return { employee, zone: zone ?? principal.company.timeZone };
 }
 

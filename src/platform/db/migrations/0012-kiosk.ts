@@ -36,9 +36,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('clock_offset_ms', 'integer')
     .addColumn('last_sync_at', 'text')
     .execute();
-  await db.schema.createIndex('devices_code_key').on('devices').column('enrolment_code_hash').unique().execute();
+  await db.schema
+    .createIndex('devices_code_key')
+    .on('devices')
+    .column('enrolment_code_hash')
+    .unique()
+    .execute();
   await db.schema.createIndex('devices_client_key').on('devices').column('client_id').unique().execute();
-  await db.schema.createIndex('devices_company_idx').on('devices').columns(['company_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('devices_company_idx')
+    .on('devices')
+    .columns(['company_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('employee_pins')
