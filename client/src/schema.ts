@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key for an access token
-         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key.
+         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. A revoked device is refused here and its token stops at once (`401 invalid_token`).
          */
         post: operations["issueToken"];
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Describe the calling token
-         * @description Any valid token (API key or person). Returns who the token acts for, its company, its scopes and its expiry.
+         * @description Any valid token (API key, person or kiosk device). Returns who the token acts for (`principal`: `api_key`, `user` or `device`), its company, its scopes and its expiry; a device's token has no scopes and names its workplace (`workplaceId`).
          */
         get: operations["describeToken"];
         put?: never;
@@ -756,6 +756,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/public/v1/devices/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol a kiosk device with its code
+         * @description No bearer token: the body carries the single-use enrolment code a person holding permission 92 made in the console or with `device enrol` (valid 15 minutes). The answer is the device credential, in this answer only: keep it on the device and exchange it at POST /oauth/token (client id `dev_…`) for a token whose principal is `device`. A wrong, used or expired code is `401 invalid_enrolment_code`; at most 20 codes per client address in 15 minutes.
+         */
+        post: operations["enrolDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/kiosk/employees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The names a kiosk offers: its workplace's employees
+         * @description A kiosk device's token only. The active employees of the device's workplace as `{id, displayName}`, for choosing a name before a PIN; empty when the workplace is badge-only (`kioskBadgeOnly`). Never who is clocked in.
+         */
+        get: operations["listKioskEmployees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/kiosk/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Identify an employee at a kiosk by badge or PIN
+         * @description A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. 5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. PIN attempts are also limited per client address.
+         */
+        post: operations["identifyAtKiosk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface webhooks {
     "time_entry.opened": {
@@ -1352,7 +1412,7 @@ export interface components {
             breakMinutes: number | null;
             /** @description open, pending_approval, approved, draft, rejected; may grow */
             status: string;
-            /** @description origin of the entry; an open list: time_clock, api_shift; may grow */
+            /** @description origin of the entry; an open list: time_clock, api_shift, kiosk; may grow */
             source: string;
             /** Format: date-time */
             approvedAt: string | null;
@@ -1364,6 +1424,10 @@ export interface components {
             edited: boolean;
             /** @description true when the automatic clock-out closed it (the company's autoClockOutAfterHours) */
             autoClosed: boolean;
+            /** @description the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise */
+            deviceId: string | null;
+            /** @description what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing */
+            reviewFlags: string[];
             /** @description Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];
         };
@@ -1495,7 +1559,7 @@ export interface components {
             dryRun: boolean;
         };
         TokenDescription: {
-            /** @description api_key or user; may grow */
+            /** @description api_key, user or device (a kiosk, issue 35); may grow */
             principal: string;
             /** Format: uuid */
             id: string;
@@ -1514,6 +1578,8 @@ export interface components {
                 tokenRequestsPerMinute: number;
             };
             dryRunHeader: string;
+            /** Format: uuid */
+            workplaceId?: string;
         };
         /** @description OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string */
         TokenRequest: {
@@ -12184,6 +12250,645 @@ export interface operations {
                         error?: "rate_limited";
                         /** @enum {integer} */
                         code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    enrolDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the enrolment code shown by the console or `device enrol` (`ABCD-EFGH`; case and dash optional) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Enrolled */
+            201: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the device's client id, `dev_…` */
+                        clientId: string;
+                        /** @description the device credential: exchange it at POST /oauth/token; shown in this answer only */
+                        clientSecret: string;
+                        /** Format: uuid */
+                        workplaceId: string;
+                        name: string;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token, invalid_enrolment_code */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token" | "invalid_enrolment_code";
+                        /** @enum {integer} */
+                        code?: 1401 | 6001;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden";
+                        /** @enum {integer} */
+                        code?: 1404;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listKioskEmployees: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The names, alphabetically */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description first and last name */
+                            displayName: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    identifyAtKiosk: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Either `badge`, or `employeeId` and `pin` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the badge reader typed: the employee's external id */
+                    badge?: string;
+                    /** Format: uuid */
+                    employeeId?: string;
+                    /** @description 4 to 8 digits */
+                    pin?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The employee and their state */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        employee: components["schemas"]["EmployeeRef"];
+                        displayName: string;
+                        state: {
+                            clockedIn: boolean;
+                            onBreak: boolean;
+                            /** Format: date-time */
+                            since: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token, invalid_pin */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token" | "invalid_pin";
+                        /** @enum {integer} */
+                        code?: 1401 | 6002;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited, pin_locked */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited" | "pin_locked";
+                        /** @enum {integer} */
+                        code?: 1429 | 6003;
                     };
                 };
             };

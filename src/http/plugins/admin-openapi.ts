@@ -46,6 +46,11 @@ const TAGS = [
     description:
       'Team calendar, requests and balances (read: 72; decide: 96); absence types and holidays (change: 93).',
   },
+  {
+    name: 'Kiosk devices',
+    description:
+      "Shared tablets at a workplace: enrol, list, revoke, refused punches; a workplace's badge-only switch and employees' PINs (permission 92).",
+  },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */
