@@ -318,7 +318,9 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
       await tabTo(consolePage, consolePage.getByLabel('Device name'));
       await consolePage.keyboard.type('Back door tablet');
       await consolePage.keyboard.press('Enter');
-      const code = consolePage.getByLabel('Enrolment code', { exact: true }).and(consolePage.locator('textarea'));
+      const code = consolePage
+        .getByLabel('Enrolment code', { exact: true })
+        .and(consolePage.locator('textarea'));
       await code.waitFor({ timeout: UI_TIMEOUT });
       expect(await code.inputValue()).toMatch(/^[A-Z2-9]{4}-[A-Z2-9]{4}$/);
       await consolePage.getByRole('row', { name: /Back door tablet/ }).waitFor({ timeout: UI_TIMEOUT });

@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { DOCS_PATH, OPENAPI_PATH, TOKEN_PATH } from '../paths.js';
 import { authenticate } from './authenticate.js';
+import { DEVICE_SCOPE, DEVICE_SCOPE_LABEL, OAUTH2, describedScopes } from '../openapi-security.js';
 import { FieldErrorSchema, ProblemSchema } from '../schemas/common.js';
 import { MeSchema, TokenRequestSchema, TokenResponseSchema } from '../../modules/auth/schemas.js';
 import { SCOPES, type ScopeId } from '../../modules/auth/scopes.js';
@@ -48,25 +49,11 @@ import {
 } from '../../modules/corrections/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 
-const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
 
 // Loosely typed on purpose: this module edits the generated document as plain JSON.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- JSON documents are walked as plain JSON
 type Json = Record<string, any>;
-
-/**
- * The description's pseudo-scope of a kiosk device's token (issue 35, principal `device`): not a scope
- * a key can hold, it names the operations a device's token may call.
- */
-export const DEVICE_SCOPE = 'device';
-const DEVICE_SCOPE_LABEL =
-  "A kiosk device's token (principal `device`, from a device credential): only the kiosk operations and the time clock's punches for its workplace's employees";
-
-/** The `security` of an operation a kiosk device's token may call, besides what `others` allow. */
-export function deviceSecurity(...others: ReturnType<typeof bearerSecurity>) {
-  return [...others, { [OAUTH2]: [DEVICE_SCOPE] }];
-}
 
 /** The route-schema `security` of an operation that needs `scope` (null: any valid token). */
 export function bearerSecurity(scope: ScopeId | null, ...alternatives: ScopeId[]) {
@@ -436,10 +423,7 @@ export const openApiPlugin = fp(
         if (request.headers.authorization !== undefined) await guard.call(app, request, reply);
         services.ensureRateLimitHeaders(request, reply);
         reply.header('cache-control', 'no-cache');
-        const principal = request.principal;
-        return publishedFor(
-          principal ? (principal.kind === 'device' ? [DEVICE_SCOPE] : principal.scopes) : null,
-        );
+        return publishedFor(describedScopes(request.principal));
       },
     );
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { authenticate, requirePrincipal } from '../../http/plugins/authenticate.js';
-import { deviceSecurity } from '../../http/plugins/openapi.js';
+import { deviceSecurity } from '../../http/openapi-security.js';
 import { chargeAttempt } from '../../http/plugins/rate-limit/headers.js';
 import { described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';

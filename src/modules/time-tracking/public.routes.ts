@@ -3,7 +3,8 @@ import { type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
 import { idempotentLongWrite, idempotentWrite, settleWrite } from '../../http/plugins/idempotency.js';
-import { bearerSecurity, deviceSecurity } from '../../http/plugins/openapi.js';
+import { bearerSecurity } from '../../http/plugins/openapi.js';
+import { deviceSecurity } from '../../http/openapi-security.js';
 import { WriteHeadersSchema, described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
 import { compileBodyCheck, shapeValidatorCompiler } from '../../http/validation.js';
@@ -26,6 +27,8 @@ import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
+import { type Static } from '@sinclair/typebox';
 import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
@@ -70,6 +73,48 @@ const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
 /** A kiosk device's punch (issue 35) carries the device's own id as `deviceId`, whatever was sent. */
 function deviceEvent<E extends { deviceId?: string | null }>(principal: Principal, event: E): E {
   return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
+}
+
+type BatchEvent = Static<typeof ClockEventBatchBodySchema>['events'][number];
+
+/**
+ * One event of a batch: the single endpoint's value checks, its claim, write and stored outcome, and
+ * for a kiosk device (issue 35) the clock-skew flag and the refusal kept for the administrator.
+ */
+async function settleBatchEvent(
+  request: Parameters<typeof settleWrite>[0],
+  ctx: AppContext,
+  principal: Principal,
+  event: BatchEvent,
+  options: { dryRun: boolean; clockOffset: number | null; serialize: (body: unknown) => string },
+) {
+  const { dryRun, clockOffset } = options;
+  const { idempotencyKey, ...sent } = event;
+  const fields = deviceEvent(principal, sent);
+  const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
+  const key =
+    idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
+  if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
+  const settled = await settleWrite(
+    request,
+    {
+      // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
+      key: key.ok && errors.length === 0 ? key.key : null,
+      requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
+      dryRun,
+      instance: EVENTS_PATH,
+      serialize: options.serialize,
+    },
+    async (tx, { detectDuplicates }) => {
+      // A value the single endpoint refuses before it runs: this event's 422.
+      if (errors.length > 0) throw validationError(errors);
+      const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
+      await flagSkewedPunch(tx, clockOffset, outcome);
+      return outcome;
+    },
+  );
+  if (!dryRun) await recordRefusedPunch(ctx, principal, fields, idempotencyKey ?? null, settled);
+  return settled;
 }
 
 /** What the routes below share, made once per registration. */
@@ -180,37 +225,11 @@ function recordClockEventsRoute(
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
         const results: string[] = [];
         for (const [index, event] of request.body.events.entries()) {
-          const { idempotencyKey, ...sent } = event;
-          const fields = deviceEvent(principal, sent);
-          const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
-          const key =
-            idempotencyKey === undefined
-              ? { ok: true as const, key: null }
-              : parseIdempotencyKey(idempotencyKey);
-          if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
-          const settled = await settleWrite(
-            request,
-            {
-              // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
-              key: key.ok && errors.length === 0 ? key.key : null,
-              requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
-              dryRun,
-              instance: EVENTS_PATH,
-              serialize,
-            },
-            async (tx, { detectDuplicates }) => {
-              // A value the single endpoint refuses before it runs: this event's 422.
-              if (errors.length > 0) throw validationError(errors);
-              const outcome = await recordClockEvent(tx, services.ctx.now(), principal, fields, {
-                dryRun,
-                detectDuplicates,
-              });
-              await flagSkewedPunch(tx, clockOffset, outcome);
-              return outcome;
-            },
-          );
-          if (!dryRun)
-            await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, settled);
+          const settled = await settleBatchEvent(request, services.ctx, principal, event, {
+            dryRun,
+            clockOffset,
+            serialize,
+          });
           results.push(`{"index":${index},"status":${settled.status},"body":${settled.body}}`);
         }
         return `{"results":[${results.join(',')}]}`;

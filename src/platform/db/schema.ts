@@ -5,6 +5,13 @@ import type {
   HolidayOverridesTable,
   LeaveEntitlementsTable,
 } from './schema-absences.js';
+import type {
+  DeviceRefusalsTable,
+  DevicesTable,
+  EmployeePinsTable,
+  KioskPinFailuresTable,
+  KioskPinLocksTable,
+} from './schema-kiosk.js';
 
 export type { AbsenceTypesTable, AbsencesTable, HolidayOverridesTable, LeaveEntitlementsTable };
 
@@ -163,65 +170,6 @@ export interface TimeEntriesTable {
   device_id: Generated<string | null>;
   /** JSON array of review flags (migration 0012): `["device_clock_skew"]` or `[]`. */
   review_flags: Generated<string>;
-}
-
-/** Migration 0012: kiosk devices of a workplace. */
-export interface DevicesTable {
-  id: string;
-  company_id: string;
-  workplace_id: string;
-  name: string;
-  created_by: string | null;
-  created_at: string;
-  enrolment_code_hash: string | null;
-  enrolment_expires_at: string;
-  enrolled_at: string | null;
-  client_id: string | null;
-  secret_hash: string | null;
-  revoked_at: string | null;
-  last_seen_at: string | null;
-  queued: Generated<number>;
-  clock_offset_ms: number | null;
-  last_sync_at: string | null;
-}
-
-/** Migration 0012: an employee's kiosk PIN (scrypt), one row per employee. */
-export interface EmployeePinsTable {
-  employee_id: string;
-  company_id: string;
-  pin_hash: string;
-  set_at: string;
-}
-
-export interface KioskPinFailuresTable {
-  id: string;
-  company_id: string;
-  device_id: string;
-  employee_id: string;
-  at: string;
-}
-
-export interface KioskPinLocksTable {
-  id: string;
-  company_id: string;
-  device_id: string;
-  employee_id: string | null;
-  locked_at: string;
-  locked_until: string;
-}
-
-export interface DeviceRefusalsTable {
-  id: string;
-  company_id: string;
-  device_id: string;
-  employee_id: string | null;
-  type: string;
-  occurred_at: string;
-  status: number;
-  error: string;
-  detail: string | null;
-  idempotency_key: string | null;
-  at: string;
 }
 
 export interface TimeEntryBreaksTable {

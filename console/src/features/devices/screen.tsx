@@ -40,13 +40,11 @@ function RefusalList(props: { refusals: Refusal[]; zone: string }) {
   );
 }
 
-function DevicesScreen({ person }: ScreenProps) {
-  const devices = useDevices();
-  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+/** Revoking a device and reading its refused punches: the dialogs' state and what they do. */
+function useDeviceActions(devices: ReturnType<typeof useDevices>) {
   const [revoking, setRevoking] = useState<Device | null>(null);
   const [refusals, setRefusals] = useState<{ device: Device; items: Refusal[] } | null>(null);
   const opener = useRef<HTMLElement | null>(null);
-  const zone = companyZone(person);
   const close = () => {
     setRevoking(null);
     setRefusals(null);
@@ -62,7 +60,7 @@ function DevicesScreen({ person }: ScreenProps) {
     }
     close();
   }
-  async function action(device: Device, kind: 'revoke' | 'refusals', button: HTMLElement) {
+  async function open(device: Device, kind: 'revoke' | 'refusals', button: HTMLElement) {
     opener.current = button;
     devices.setActionError(null);
     if (kind === 'revoke') return setRevoking(device);
@@ -76,6 +74,15 @@ function DevicesScreen({ person }: ScreenProps) {
       devices.setActionError(messageOf(error));
     }
   }
+  return { revoking, refusals, close, revoke, open };
+}
+
+function DevicesScreen({ person }: ScreenProps) {
+  const devices = useDevices();
+  const actions = useDeviceActions(devices);
+  const [enrolment, setEnrolment] = useState<Enrolment | null>(null);
+  const zone = companyZone(person);
+  const { revoking, refusals, close } = actions;
   const data = devices.data;
   return (
     <>
@@ -104,24 +111,24 @@ function DevicesScreen({ person }: ScreenProps) {
         {data === null && !devices.loadError ? <Loading what="devices" /> : null}
         {data !== null && data.items.length === 0 ? <p>No kiosk devices yet.</p> : null}
         {data !== null && data.items.length > 0 ? (
-          <DeviceTable devices={data.items} zone={zone} onAction={(d, k, b) => void action(d, k, b)} />
+          <DeviceTable devices={data.items} zone={zone} onAction={(d, k, b) => void actions.open(d, k, b)} />
         ) : null}
       </section>
       {data !== null ? (
         <>
           <EnrolForm
             workplaces={data.workplaces}
-            onEnrolled={async (created) => {
+            onEnrolled={(created) => {
               setEnrolment(created);
               devices.setStatus(`Device “${created.name}” waits for its code.`);
-              await devices.load();
+              void devices.load();
             }}
           />
           <BadgeOnlySettings
             workplaces={data.workplaces}
-            onChanged={async (message) => {
+            onChanged={(message) => {
               devices.setStatus(message);
-              await devices.load();
+              void devices.load();
             }}
           />
         </>
@@ -131,7 +138,7 @@ function DevicesScreen({ person }: ScreenProps) {
         title={`Revoke “${revoking?.name ?? ''}”?`}
         confirmLabel="Revoke"
         danger
-        onConfirm={() => revoking && void revoke(revoking)}
+        onConfirm={() => revoking && void actions.revoke(revoking)}
         onCancel={close}
       >
         <p>The tablet stops at once. Punches still waiting on it are not sent; enrol it again to use it.</p>

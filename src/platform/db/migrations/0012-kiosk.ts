@@ -17,6 +17,13 @@ import { type Kysely } from 'kysely';
  * - device_refusals: punches a kiosk sent that were refused (for the administrator).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
+  await createDevices(db);
+  await alterExisting(db);
+  await createPinTables(db);
+  await createRefusals(db);
+}
+
+async function createDevices(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('devices')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -48,7 +55,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('devices')
     .columns(['company_id', 'created_at'])
     .execute();
+}
 
+async function alterExisting(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('employee_pins')
     .addColumn('employee_id', 'text', (c) => c.primaryKey().references('employees.id'))
@@ -65,7 +74,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .alterTable('time_entries')
     .addColumn('review_flags', 'text', (c) => c.notNull().defaultTo('[]'))
     .execute();
+}
 
+async function createPinTables(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('kiosk_pin_failures')
     .addColumn('id', 'text', (c) => c.primaryKey())
@@ -93,6 +104,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('kiosk_pin_locks')
     .columns(['device_id', 'locked_until'])
     .execute();
+}
+
+async function createRefusals(db: Kysely<unknown>): Promise<void> {
   await db.schema
     .createTable('device_refusals')
     .addColumn('id', 'text', (c) => c.primaryKey())
