@@ -294,6 +294,36 @@ suite.each(sqlite.map((d) => [d.name, d] as const))('kiosk in Chromium on %s', (
   );
 
   it(
+    'a punch refused when it is sent is shown on the tablet with its reason, never dropped',
+    async () => {
+      await context.setOffline(true);
+      await context.route('**/*', (route) => route.abort('internetdisconnected'));
+      await badge('NOT-A-BADGE');
+      await page
+        .getByRole('heading', { name: 'Offline: badge NOT-A-BADGE' })
+        .waitFor({ timeout: UI_TIMEOUT });
+      expect(await act('Clock in')).toMatch(/waiting to send \(1\)/);
+      await context.unroute('**/*');
+      await context.setOffline(false);
+      await expect
+        .poll(() => page.locator('#queue').textContent(), { timeout: 30_000 })
+        .toBe('All punches sent');
+      // The idle screen lists it (here after a reload; it is kept in IndexedDB).
+      await page.reload();
+      const refused = page.getByRole('region', { name: /Not recorded \(1\)/ });
+      await refused.waitFor({ timeout: UI_TIMEOUT });
+      await expect(refused.textContent()).resolves.toMatch(
+        /Clock in at \d\d:\d\d, badge NOT-A-BADGE: .*external id NOT-A-BADGE/,
+      );
+      await shots('refused');
+      await tabTo(page, refused.getByRole('button', { name: 'Seen' }));
+      await page.keyboard.press('Enter');
+      await expect.poll(() => page.getByRole('region', { name: /Not recorded/ }).count()).toBe(0);
+    },
+    FLOW_TIMEOUT,
+  );
+
+  it(
     'the console lists the devices with last contact and queue, enrols one and revokes one (permission 92)',
     async () => {
       const manager = await createPerson(server.ctx, acme.companyId, {

@@ -38,7 +38,7 @@ export function DeviceTable(props: { devices: Device[]; zone: string; onAction: 
               {device.refused > 0 ? (
                 <button
                   type="button"
-                  aria-label={`Refused punches of ${device.name}`}
+                  aria-label={`${device.refused}: show the refused punches of ${device.name}`}
                   onClick={(event) => props.onAction(device, 'refusals', event.currentTarget)}
                 >
                   {device.refused}: show
