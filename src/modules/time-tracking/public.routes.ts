@@ -142,7 +142,8 @@ function recordClockEventRoute(
           "the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. " +
           "`occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. " +
           '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
-          'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).',
+          'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). ' +
+          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`.",
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: WriteHeadersSchema,
@@ -196,7 +197,9 @@ function recordClockEventsRoute(
           "an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. " +
           "An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); " +
           'an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. ' +
-          "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit.",
+          "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. " +
+          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`. " +
+          'It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.',
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: WriteHeadersSchema,
