@@ -16,8 +16,8 @@ export function deviceSecurity(...others: Record<string, string[]>[]) {
 
 /** The scopes the description is filtered by for a caller: a device's token sees what `device` names. */
 export function describedScopes(
-  principal: { kind: string; scopes: readonly string[] } | null,
+  principal: { kind: string; scopes: readonly string[] } | null | undefined,
 ): readonly string[] | null {
-  if (principal === null) return null;
+  if (!principal) return null;
   return principal.kind === 'device' ? [DEVICE_SCOPE] : principal.scopes;
 }
