@@ -423,6 +423,35 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('kiosk devices on
     });
   });
 
+  describe('the kiosk web app', () => {
+    it('serves the page, its modules, its service worker and its manifest under a strict policy', async () => {
+      const page = await fetch(`${suite.server.listenUrl}/kiosk/`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('content-security-policy')).toMatch(/default-src 'none'; script-src 'self';/);
+      const html = await page.text();
+      expect(html).toContain('<link rel="manifest" href="/kiosk/manifest.webmanifest" />');
+      expect(html).not.toMatch(/https?:\/\//);
+      const manifest = await fetch(`${suite.server.listenUrl}/kiosk/manifest.webmanifest`);
+      expect(manifest.headers.get('content-type')).toMatch(/^application\/manifest\+json/);
+      expect(await manifest.json()).toMatchObject({
+        start_url: '/kiosk/',
+        scope: '/kiosk/',
+        display: 'standalone',
+      });
+      for (const file of ['app.js', 'api.js', 'queue.js', 'sw.js']) {
+        const script = await fetch(`${suite.server.listenUrl}/kiosk/${file}`);
+        expect(script.status, file).toBe(200);
+        expect(script.headers.get('content-type')).toMatch(/^text\/javascript/);
+      }
+      expect((await fetch(`${suite.server.listenUrl}/kiosk/../package.json`)).status).toBe(404);
+      expect((await fetch(`${suite.server.listenUrl}/kiosk/nothing.js`)).status).toBe(404);
+      const redirect = await fetch(`${suite.server.listenUrl}/kiosk`, { redirect: 'manual' });
+      expect(redirect.status).toBe(301);
+      expect(redirect.headers.get('location')).toBe('/kiosk/');
+    });
+  });
+
   describe('rate limits', () => {
     it('enrolment codes are limited per address', async () => {
       let last = 0;
