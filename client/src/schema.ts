@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 100 clock events in one request
-         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, each in its own transaction with exactly the rules, statuses and bodies of POST /time-clock/events: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`. It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
+         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`. It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
          */
         post: operations["recordClockEvents"];
         delete?: never;
@@ -1238,6 +1238,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "correction.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.requested delivery
+         * @description An employee asked for a correction of a time entry, or for a missing one. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.requested` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionRequestedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.approved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.approved delivery
+         * @description A manager approved a correction request; the correction itself follows as `time_entry.updated` (or `time_entry.completed` for a missing entry). Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.approved` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionApprovedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.rejected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.rejected delivery
+         * @description A manager rejected a correction request, with a reason. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.rejected` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionRejectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "correction.withdrawn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * correction.withdrawn delivery
+         * @description The employee withdrew a waiting correction request. Delivered per Standard Webhooks 1.0 to the endpoints asking for `correction.withdrawn` whose creating key may read it. Any 2xx acknowledges; `410 Gone` disables the endpoint; anything else is retried with exponential back-off for about three days.
+         */
+        post: operations["correctionWithdrawnWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     ping: {
         parameters: {
             query?: never;
@@ -1412,7 +1492,7 @@ export interface components {
             breakMinutes: number | null;
             /** @description open, pending_approval, approved, draft, rejected; may grow */
             status: string;
-            /** @description origin of the entry; an open list: time_clock, api_shift, kiosk; may grow */
+            /** @description origin of the entry; an open list: time_clock, api_shift, kiosk (a kiosk device), web_clock (the personal web clock); may grow */
             source: string;
             /** Format: date-time */
             approvedAt: string | null;
@@ -1428,7 +1508,7 @@ export interface components {
             deviceId: string | null;
             /** @description what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing */
             reviewFlags: string[];
-            /** @description Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
+            /** @description Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];
         };
         WriteResult: {
@@ -2074,6 +2154,47 @@ export interface components {
             year: number;
             /** @description one per type that deducts from the balance */
             items: components["schemas"]["LeaveBalance"][];
+        };
+        /** @description An employee's request to correct a time entry, or to add a missing one (issue 35) */
+        CorrectionRequest: {
+            /** Format: uuid */
+            id: string;
+            employee: components["schemas"]["EmployeeRef"];
+            /**
+             * Format: uuid
+             * @description null: a missing entry
+             */
+            timeEntryId: string | null;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD
+             */
+            date: string;
+            proposed: {
+                /**
+                 * Format: date-time
+                 * @description the proposed start, RFC 3339 with offset; null: unchanged
+                 */
+                clockIn: string | null;
+                /**
+                 * Format: date-time
+                 * @description the proposed end, RFC 3339 with offset; null: unchanged
+                 */
+                clockOut: string | null;
+                /** @description null: unchanged */
+                breakMinutes: number | null;
+            };
+            reason: string;
+            /** @description requested, approved, rejected or withdrawn; may grow */
+            status: string;
+            /** @description who approved or rejected it (the employee when withdrawn); null while requested */
+            decidedBy: components["schemas"]["Actor"] | null;
+            /** Format: date-time */
+            decidedAt: string | null;
+            /** @description a rejection's reason */
+            decisionReason: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;
@@ -6706,11 +6827,11 @@ export interface operations {
                         items: {
                             /** Format: uuid */
                             id: string;
-                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones. */
+                            /** @description An open list: `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn`; later versions add types, ignore unknown ones. */
                             type: string;
                             /** Format: date-time */
                             occurredAt: string;
-                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), `{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`). */
+                            /** @description The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item (`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), `{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`), a CorrectionRequest (`correction.*`). */
                             data: unknown;
                         }[];
                         nextCursor: string | null;
@@ -7284,7 +7405,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn` */
                     eventTypes: string[];
                     description?: string | null;
                 };
@@ -7910,7 +8031,7 @@ export interface operations {
                 "application/json": {
                     /** @description absolute https URL of the receiver; it must resolve to a public address */
                     url?: string;
-                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled` */
+                    /** @description the event types to receive, of `time_entry.opened`, `time_entry.completed`, `time_entry.approved`, `time_entry.rejected`, `day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, `time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, `attendance.exception_detected`, `attendance.exception_resolved`, `absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, `correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn` */
                     eventTypes?: string[];
                     description?: string | null;
                     /**
@@ -13876,6 +13997,186 @@ export interface operations {
                      */
                     timestamp: string;
                     data: components["schemas"]["Absence"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionRequestedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.requested";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionApprovedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.approved";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionRejectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.rejected";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
+                };
+            };
+        };
+        responses: {
+            /** @description Acknowledged (any 2xx does) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: the endpoint is disabled, nothing more is sent */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    correctionWithdrawnWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry and replay of the event; deduplicate on it. */
+                "webhook-id": string;
+                /** @description Seconds since the epoch when this attempt was signed; refuse deliveries more than 5 minutes off. */
+                "webhook-timestamp": string;
+                /** @description `v1,` + base64 HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed with the base64-decoded secret (after `whsec_`); two space-separated signatures for 24 hours after a rotation. Any one matching is enough. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @enum {string} */
+                    type: "correction.withdrawn";
+                    /**
+                     * Format: date-time
+                     * @description when the event occurred
+                     */
+                    timestamp: string;
+                    data: components["schemas"]["CorrectionRequest"];
                 };
             };
         };

@@ -24,6 +24,8 @@ export interface Person {
   companyId: string;
   permissions: number[];
   superAdmin: boolean;
+  /** The employee the person is (self-service: My day, My time, My absences); null for none. */
+  employeeId: string | null;
   csrfToken: string;
   company: Company;
 }

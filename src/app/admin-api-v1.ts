@@ -17,6 +17,8 @@ import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
 import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.js';
 import { deviceAdminRoutes } from '../modules/devices/admin.routes.js';
+import { correctionRequestAdminRoutes } from '../modules/self-service/admin.routes.js';
+import { selfServiceRoutes } from '../modules/self-service/self.routes.js';
 
 /**
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
@@ -53,6 +55,9 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(ssoLinkRoutes);
     await guarded.register(absenceAdminRoutes);
     await guarded.register(deviceAdminRoutes);
+    // Self-service (issue 35): a person's own data and web clock; managers' correction requests.
+    await guarded.register(selfServiceRoutes);
+    await guarded.register(correctionRequestAdminRoutes);
   });
   // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts); after the
   // rest, so the admin document only grows at its end.

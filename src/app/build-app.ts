@@ -13,6 +13,7 @@ import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlatio
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
 import { eventRetentionPlugin } from '../http/plugins/event-retention.js';
+import { eventSequencerPlugin } from '../http/plugins/event-sequencer.js';
 import { idempotencyPurgePlugin } from '../http/plugins/idempotency.js';
 import { malformedHttpAnswer } from '../http/plugins/malformed-http.js';
 import { openApiPlugin } from '../http/plugins/openapi.js';
@@ -170,6 +171,7 @@ async function registerPlugins(app: Awaited<ReturnType<typeof buildApp>>) {
   await app.register(rateLimitSweepPlugin);
   await app.register(idempotencyPurgePlugin);
   await app.register(eventRetentionPlugin);
+  await app.register(eventSequencerPlugin);
   await app.register(webhookDispatchPlugin);
   await app.register(exceptionsJobPlugin);
   await app.register(autoClockOutPlugin);

@@ -150,6 +150,23 @@ export const ERROR_CATALOGUE = {
     code: 6003,
     title: 'Too many wrong PINs: this PIN (or this device) is locked for a while',
   },
+  // Self-service (issue 35): 6050-6099.
+  not_an_employee: {
+    status: 403,
+    code: 6050,
+    title: 'This person is not linked to an employee: self-service is for employees',
+  },
+  web_clock_disabled: { status: 403, code: 6051, title: 'The web clock is switched off for this company' },
+  address_not_allowed: {
+    status: 403,
+    code: 6052,
+    title: "The web clock is not allowed from this address at the employee's workplace",
+  },
+  correction_request_open: {
+    status: 409,
+    code: 6053,
+    title: 'A correction request for this entry is already waiting for a decision',
+  },
   internal_error: { status: 500, code: 1500, title: 'Internal server error' },
   service_unavailable: { status: 503, code: 1503, title: 'Service unavailable' },
   storage_full: { status: 503, code: 1504, title: 'No space left to write; reads still work' },

@@ -31,6 +31,8 @@ const COMPANY_KEYS = [
   'noShowAfterMinutes',
   'rounding',
   'roundingMinutes',
+  // The personal web clock (issue 35).
+  'webClock',
 ];
 const TIMESHEET_DEFAULTS = {
   workweekStart: 'monday',
@@ -42,6 +44,8 @@ const TIMESHEET_DEFAULTS = {
   roundingMinutes: 15,
   // No automatic clock-out by default (issue 30).
   autoClockOutAfterHours: null,
+  // The personal web clock is off by default (issue 35).
+  webClock: 'off',
 };
 const WORKPLACE_KEYS = ['id', 'companyId', 'name', 'timeZone'];
 const SCHEDULE_KEYS = ['id', 'companyId', 'name'];
@@ -306,8 +310,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0008-planned-shifts',
           '0009-sso',
           '0010-absences',
+          '0011-event-numbering',
           '0012-kiosk',
           '0013-production',
+          '0014-self-service',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

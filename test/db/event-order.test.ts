@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCursorCodec } from '../../src/domain/cursor.js';
 import type { Principal } from '../../src/modules/auth/service.js';
 import { appendEvents, readChanges } from '../../src/modules/events/service.js';
+import { sequencerOf } from '../../src/modules/events/sequencer.js';
 import { parseDatabaseUrl } from '../../src/platform/config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
@@ -50,7 +51,7 @@ describe.each(testDialects())('event order across instances ($name)', (dialect) 
     await testDatabase.drop();
   });
 
-  it('a reader waits for a writer that holds its transaction open rather than skipping its event', async () => {
+  it('a writer holding its transaction open: the reader neither skips nor repeats its event, whichever commits first', async () => {
     const company = 'company-hold';
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -68,13 +69,35 @@ describe.each(testDialects())('event order across instances ($name)', (dialect) 
       fast.then(() => 'committed'),
       new Promise((r) => setTimeout(() => r('waiting'), 300)),
     ]);
-    expect(raced).toBe('waiting');
     const during = await readChanges(second.db, cursors, principal(company), {});
-    expect(during.items).toEqual([]);
+    if (dialect.name === 'sqlite') {
+      // One writer at a time: the second waits for the first's commit, the reader sees neither yet.
+      expect(raced).toBe('waiting');
+      expect(during.items).toEqual([]);
+    } else {
+      // PostgreSQL (issue 32): the second commits without waiting and is numbered first, in commit order.
+      expect(raced).toBe('committed');
+      expect(during.items.map((e) => e.data)).toEqual([{ n: 2 }]);
+    }
     release();
     await Promise.all([slow, fast]);
     const after = await readChanges(second.db, cursors, principal(company), { cursor: during.resumeCursor });
-    expect(after.items.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+    const all = [...during.items, ...after.items].map((e) => e.data);
+    expect(all).toEqual(dialect.name === 'sqlite' ? [{ n: 1 }, { n: 2 }] : [{ n: 2 }, { n: 1 }]);
+  });
+
+  it('PostgreSQL: events committed and never numbered (their process died) are numbered by any instance, once', async () => {
+    if (dialect.name === 'sqlite') return;
+    const company = 'company-orphan';
+    // Written as a change writes them, but outside Database.transaction: no after-commit numbering.
+    await second.db.transaction().execute((tx) => appendEvents(tx, company, event(7), at));
+    const before = await readChanges(second.db, cursors, principal(company), {});
+    expect(before.items).toEqual([]);
+    await Promise.all([sequencerOf(first)!.drainIfPending(), sequencerOf(second)!.drainIfPending()]);
+    const after = await readChanges(second.db, cursors, principal(company), { cursor: before.resumeCursor });
+    expect(after.items.map((e) => e.data)).toEqual([{ n: 7 }]);
+    const again = await readChanges(second.db, cursors, principal(company), { cursor: after.resumeCursor });
+    expect(again.items).toEqual([]);
   });
 
   it('concurrent writers on two instances, a reader following resumeCursor: every event once, in order', async () => {

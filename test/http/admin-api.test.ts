@@ -164,6 +164,22 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'GET /api/admin/v1/devices/{id}/refusals',
           'PUT /api/admin/v1/workplaces/{id}/kiosk',
           'PUT /api/admin/v1/employees/{id}/pin',
+          // Self-service (issue 35): the person's own data and web clock; managers' correction requests.
+          'GET /api/admin/v1/self',
+          'POST /api/admin/v1/self/clock',
+          'GET /api/admin/v1/self/time-entries',
+          'GET /api/admin/v1/self/timesheet',
+          'GET /api/admin/v1/self/absences',
+          'GET /api/admin/v1/self/leave-balances',
+          'POST /api/admin/v1/self/absences',
+          'POST /api/admin/v1/self/absences/{id}/withdraw',
+          'GET /api/admin/v1/self/correction-requests',
+          'POST /api/admin/v1/self/correction-requests',
+          'POST /api/admin/v1/self/correction-requests/{id}/withdraw',
+          'GET /api/admin/v1/correction-requests',
+          'POST /api/admin/v1/correction-requests/{id}/approve',
+          'POST /api/admin/v1/correction-requests/{id}/reject',
+          'POST /api/admin/v1/employees/invite-all',
         ].sort(),
       );
       expect(document.paths['/api/admin/v1/api-keys']!.post!.security).toEqual([
@@ -629,6 +645,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         rounding: 'none',
         roundingMinutes: 15,
         autoClockOutAfterHours: null,
+        // The personal web clock (issue 35): off by default.
+        webClock: false,
       });
       await expectProblem(
         await reader.request('/company', { method: 'PATCH', json: { timeTracking: false } }),

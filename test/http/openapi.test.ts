@@ -259,6 +259,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'time_entry.reopened',
           'period.closed',
           'period.reopened',
+          // Self-service correction requests (issue 35).
+          'correction.requested',
+          'correction.approved',
+          'correction.rejected',
+          'correction.withdrawn',
           'ping',
         ].sort(),
       );

@@ -297,9 +297,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     expect(r.received).toHaveLength(16);
     verifiedAll(received);
     // absence.* events need leave.read, which this key lacks (test/http/absences.test.ts delivers them);
-    // attendance.* come from the exceptions job: delivered in test/http/attendance-exceptions.test.ts.
+    // attendance.* come from the exceptions job: delivered in test/http/attendance-exceptions.test.ts;
+    // correction.* from self-service: test/http/self-service.test.ts.
     expect(new Set(received.map((d) => d.payload.type))).toEqual(
-      new Set(EVENT_TYPES.filter((type) => !type.startsWith('absence.') && !type.startsWith('attendance.'))),
+      new Set(
+        EVENT_TYPES.filter(
+          (type) =>
+            !type.startsWith('absence.') &&
+            !type.startsWith('attendance.') &&
+            !type.startsWith('correction.'),
+        ),
+      ),
     );
     // The change feed's events, same ids and data.
     const feed = (await (

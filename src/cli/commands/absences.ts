@@ -7,6 +7,8 @@ import { setEntitlement } from '../../modules/absences/leave.js';
 import { createAbsenceType, listAbsenceTypes, updateAbsenceType } from '../../modules/absences/types.js';
 import { setHolidayRegion, updateSchedule } from '../../modules/absences/working-days.js';
 import { inTransaction } from '../../modules/context.js';
+import { readWorkplace, setWebClockAllowedIps } from '../../modules/self-service/settings.js';
+import { invalid } from '../../shared/input-checks.js';
 import { admin, type Flags } from '../io.js';
 
 /*
@@ -204,14 +206,22 @@ function registerWorkingDayCommands(program: Command): void {
   admin(
     group('workplace')
       .command('update')
-      .description("change a workplace's holiday region")
+      .description("change a workplace's holiday region and the addresses of its web clock")
       .argument('<id>', 'workplace id')
-      .requiredOption(
-        '--holiday-region <code|none>',
-        'region of its public holidays, e.g. DE-BY, US-CA, FR; or none',
+      .option('--holiday-region <code|none>', 'region of its public holidays, e.g. DE-BY, US-CA, FR; or none')
+      .option(
+        '--web-clock-allow-ip <CIDR,…|none>',
+        'addresses the personal web clock may be used from, e.g. 203.0.113.0/24; none: any',
       ),
     (ctx, _config, [id], f) =>
-      inTransaction(ctx, (tx, now) => setHolidayRegion(tx, now, id!, f.holidayRegion!, CLI)),
+      inTransaction(ctx, async (tx, now) => {
+        if (f.holidayRegion === undefined && f.webClockAllowIp === undefined)
+          throw invalid('send --holiday-region or --web-clock-allow-ip');
+        if (f.holidayRegion !== undefined) await setHolidayRegion(tx, now, id!, f.holidayRegion, CLI);
+        if (f.webClockAllowIp !== undefined)
+          await setWebClockAllowedIps(tx, now, id!, f.webClockAllowIp, CLI);
+        return readWorkplace(tx, id!);
+      }),
   );
   admin(
     group('schedule')

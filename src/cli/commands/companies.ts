@@ -110,7 +110,8 @@ function companyUpdateCommand(company: Command): void {
       .option(
         '--auto-clock-out-after <hours|none>',
         'close open sessions this many hours (1-23) after their start, or none',
-      ),
+      )
+      .option('--web-clock <on|off>', 'the personal web clock of people linked to employees (default off)'),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, (tx, now) =>
         updateCompany(tx, now, id!, {
@@ -126,6 +127,7 @@ function companyUpdateCommand(company: Command): void {
           rounding: f.rounding,
           roundingMinutes: f.roundingMinutes,
           autoClockOutAfter: f.autoClockOutAfter,
+          webClock: f.webClock,
         }),
       ),
     describeCompany,

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { print } from '../io.js';
+import { sequencerOf } from '../../modules/events/sequencer.js';
 import { loadConfig } from '../../platform/config.js';
 import { createDatabase } from '../../platform/db/database.js';
 import { exportInstallation, importInstallation } from '../../platform/db/transfer.js';
@@ -21,6 +22,8 @@ export function registerTransferCommands(program: Command): void {
     .action(async (options: { out: string; json?: boolean }) => {
       const database = createDatabase(loadConfig().database, { poolSize: 2 });
       try {
+        // PostgreSQL: events committed and not numbered yet are numbered first (they are not exported).
+        await sequencerOf(database)?.drainIfPending();
         const result = await exportInstallation(database, options.out);
         print(options.json ? JSON.stringify(result) : describe('exported to', result));
       } finally {

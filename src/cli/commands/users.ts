@@ -3,11 +3,13 @@ import { admin, readHiddenLine } from '../io.js';
 import { inTransaction } from '../../modules/context.js';
 import { inviteUser, setUserPassword } from '../../modules/people/service.js';
 import { createUser, deactivateUser, issueUserToken } from '../../modules/people/users.js';
+import { inviteEmployees } from '../../modules/self-service/invite-employees.js';
 import { TOKEN_AUDIENCE, resolveUrls } from '../../platform/config.js';
 
-/** `user create|deactivate|token|invite|set-password`. */
+/** `user create|deactivate|token|invite|invite-employees|set-password`. */
 export function registerUserCommands(program: Command): void {
   const user = program.command('user').description('people who administer a company');
+  inviteEmployeesCommand(user);
   admin(
     user
       .command('create')
@@ -71,5 +73,30 @@ export function registerUserCommands(program: Command): void {
     async (ctx, _config, [id]) =>
       setUserPassword(ctx, id!, await readHiddenLine('New password (at least 12 characters, not shown): ')),
     (r) => `password set for user ${r.id}; their console sessions have ended`,
+  );
+}
+
+/** `user invite-employees --company ID [--workplace ID]` (issue 35). */
+function inviteEmployeesCommand(user: Command): void {
+  admin(
+    user
+      .command('invite-employees')
+      .description(
+        'a self-service person and a one-use link (72 hours) for every employee with an email and no person yet',
+      )
+      .requiredOption('--company <id>', 'company id')
+      .option('--workplace <id>', 'only the employees of this workplace'),
+    (ctx, config, _args, f) =>
+      inTransaction(ctx, (tx, now) =>
+        inviteEmployees(tx, now, {
+          companyId: f.company!,
+          workplaceId: f.workplace ?? null,
+          publicBaseUrl: resolveUrls(config, config.port).publicBaseUrl,
+        }),
+      ),
+    (r) =>
+      r.items.length === 0
+        ? 'every employee with an email already has a person'
+        : r.items.map((i) => `${i.employeeId}  ${i.url}  (one use; expires ${i.expiresAt})`).join('\n'),
   );
 }

@@ -51,6 +51,16 @@ const TAGS = [
     description:
       "Shared tablets at a workplace: enrol, list, revoke, refused punches; a workplace's badge-only switch and employees' PINs (permission 92).",
   },
+  {
+    name: 'Self-service',
+    description:
+      "A person linked to an employee: that employee's own day, web clock, entries, timesheet, absences and correction requests; no permission needed, nobody else's data (issue 35).",
+  },
+  {
+    name: 'Correction requests',
+    description:
+      "Employees' correction requests: see, approve (applied as a correction) or reject (permission 91).",
+  },
 ];
 
 /** The route's schema as plain JSON (TypeBox's symbols dropped). */

@@ -39,7 +39,7 @@ export type Write<B> = (tx: Tx, options: { detectDuplicates: boolean }) => Promi
 export async function idempotentWrite<B>(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; owner?: { companyId: string; id: string } },
   write: Write<B>,
 ): Promise<FastifyReply> {
   const { database, now } = request.server.services.ctx;
@@ -48,10 +48,11 @@ export async function idempotentWrite<B>(
     const outcome = await database.transaction((tx) => write(tx, { detectDuplicates: key === null }));
     return reply.code(outcome.status).send(outcome.body);
   }
-  const principal = requirePrincipal(request);
+  // Whose keys these are: the token's principal, or (the console's web clock, issue 35) the person.
+  const owner = options.owner ?? requirePrincipal(request);
   const scope: IdempotencyScope = {
-    companyId: principal.companyId,
-    apiKeyId: principal.id,
+    companyId: owner.companyId,
+    apiKeyId: owner.id,
     key,
     requestHash: requestFingerprint(request.method, pathOf(request.url), request.body),
   };

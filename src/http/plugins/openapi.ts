@@ -48,6 +48,7 @@ import {
   RevisionSchema,
 } from '../../modules/corrections/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
+import { CorrectionRequestSchema } from '../../modules/self-service/schemas.js';
 
 const CLIENT_BASIC = 'clientBasic';
 
@@ -189,6 +190,8 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   LockedPeriod: LockedPeriodSchema,
   PeriodClosing: ClosePeriodBodySchema,
   ...ABSENCE_NAMED_SCHEMAS,
+  // Self-service (issue 35): the data of the `correction.*` events and webhooks.
+  CorrectionRequest: CorrectionRequestSchema,
 };
 
 /** A schema's identity for matching: key order and its own description do not count. */

@@ -27,6 +27,9 @@ export const AdminCompanySchema = Type.Object({
   autoClockOutAfterHours: NullableOut(
     Type.Integer({ description: 'open sessions are closed this many hours after their start; null: never' }),
   ),
+  webClock: Type.Boolean({
+    description: 'the personal web clock (issue 35): people linked to employees punch from their own browser',
+  }),
 });
 
 export const UpdateCompanyBodySchema = Type.Object(
@@ -52,6 +55,7 @@ export const UpdateCompanyBodySchema = Type.Object(
     lateGraceMinutes: Type.Optional(Type.Integer({ minimum: 0, maximum: 240 })),
     noShowAfterMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 720 })),
     rounding: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: ['none', 'nearest', 'up', 'down'] })),
+    webClock: Type.Optional(Type.Boolean({ description: 'the personal web clock on or off' })),
     roundingMinutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 30 })),
     autoClockOutAfterHours: Type.Optional(
       Type.Union([Type.Integer({ minimum: 1, maximum: 23 }), Type.Null()]),

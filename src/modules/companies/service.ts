@@ -34,6 +34,8 @@ const TIMESHEET_DEFAULTS = {
   ...ATTENDANCE_DEFAULTS,
   // Issue 30: no automatic clock-out unless the company asks for one (v1 stays exact).
   auto_clock_out_after_hours: null,
+  // Issue 35: the personal web clock is off until the company switches it on.
+  web_clock: 0,
 };
 
 function requireWeekday(value: string): string {
@@ -120,6 +122,7 @@ export async function updateCompany(
     rounding?: string;
     roundingMinutes?: string;
     autoClockOutAfter?: string;
+    webClock?: string;
   },
   actor?: Actor,
 ) {
@@ -137,6 +140,7 @@ export async function updateCompany(
     patch.working_time_rules = requireRulePack(input.workingTimeRules);
   if (input.autoClockOutAfter !== undefined)
     patch.auto_clock_out_after_hours = requireAutoClockOutAfter(input.autoClockOutAfter);
+  if (input.webClock !== undefined) patch.web_clock = requireOnOff(input.webClock, 'web clock') ? 1 : 0;
   const at = new Date(now).toISOString();
   const company = await requireCompany(tx, companyId);
   checkAttendanceMargins(company, patch);
@@ -218,6 +222,8 @@ export function companyView(row: CompanyRow) {
     ...attendanceSettingsView(row),
     // Issue 30: open sessions are closed this many hours after their start; null: never.
     autoClockOutAfterHours: row.auto_clock_out_after_hours,
+    // Issue 35: the personal web clock.
+    webClock: row.web_clock === 1 ? 'on' : 'off',
   };
 }
 
@@ -235,6 +241,7 @@ function companyOf(view: {
   rounding: string;
   roundingMinutes: number;
   autoClockOutAfterHours: number | null;
+  webClock: string;
 }) {
   return {
     id: view.id,
@@ -250,6 +257,7 @@ function companyOf(view: {
     rounding: view.rounding,
     roundingMinutes: view.roundingMinutes,
     autoClockOutAfterHours: view.autoClockOutAfterHours,
+    webClock: view.webClock === 'on',
   };
 }
 
@@ -267,6 +275,7 @@ export async function getCompany(ctx: AppContext, person: ConsolePerson) {
     workingTimeRules: row.working_time_rules,
     ...attendanceSettingsView(row),
     autoClockOutAfterHours: row.auto_clock_out_after_hours,
+    webClock: row.web_clock === 1,
   };
 }
 
@@ -286,6 +295,7 @@ export function changeCompany(
     rounding?: string;
     roundingMinutes?: number;
     autoClockOutAfterHours?: number | null;
+    webClock?: boolean;
   },
 ) {
   if (typeof body.timeZone === 'string') checkField('timeZone', () => requireTimeZone(body.timeZone!));
@@ -319,6 +329,7 @@ export function changeCompany(
                   body.autoClockOutAfterHours === null ? 'none' : String(body.autoClockOutAfterHours),
               }
             : {}),
+          ...(body.webClock !== undefined ? { webClock: body.webClock ? 'on' : 'off' } : {}),
         },
         actorOf(person),
       ),

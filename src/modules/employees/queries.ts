@@ -66,6 +66,34 @@ export async function lockEmployeeWithZone(
     : lockByExternalId.executeTakeFirst(tx, { companyId, value: by.externalId });
 }
 
+/**
+ * PostgreSQL: row-locks the company's employees named by `ids` or `externalIds`, in id order, for the
+ * rest of the transaction (a batch of punches: two batches naming the same employees in other orders
+ * never wait for each other in a circle). SQLite: nothing (its write transaction excludes the others).
+ */
+export async function lockEmployeesInIdOrder(
+  tx: Tx,
+  companyId: string,
+  ids: string[],
+  externalIds: string[],
+): Promise<void> {
+  if (!rowLocks(tx) || ids.length + externalIds.length === 0) return;
+  await tx
+    .selectFrom('employees')
+    .select('id')
+    .where('company_id', '=', companyId)
+    .where('deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('id', 'in', ids)] : []),
+        ...(externalIds.length > 0 ? [eb('external_id', 'in', externalIds)] : []),
+      ]),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute();
+}
+
 /** The columns of an employee list item (see views.ts, employeeListItem): pages read nothing else. */
 export const EMPLOYEE_LIST_COLUMNS = [
   'id',

@@ -9,6 +9,7 @@ import {
   findEmployeeById,
   listEmployeesPage,
   lockEmployeeWithZone,
+  lockEmployeesInIdOrder,
   searchEmployees,
 } from './queries.js';
 import { employeeListItem } from './views.js';
@@ -34,6 +35,25 @@ export async function resolveEmployee(
   selector: EmployeeSelector,
 ): Promise<EmployeeRow> {
   return resolveWith(db, companyId, selector, findEmployeeById, findEmployeeByExternalId);
+}
+
+/**
+ * The row locks of every employee the selectors name (by id or external id), taken in id order before
+ * a batch writes for several of them (see `lockEmployeesInIdOrder`); each write still resolves and
+ * locks its own employee (`lockEmployeeForWrite`), a lock it then already holds.
+ */
+export async function lockEmployeesForBatch(
+  tx: Tx,
+  companyId: string,
+  selectors: EmployeeSelector[],
+): Promise<void> {
+  const ids = new Set<string>();
+  const externalIds = new Set<string>();
+  for (const selector of selectors) {
+    if (typeof selector.id === 'string') ids.add(selector.id);
+    if (typeof selector.externalId === 'string') externalIds.add(selector.externalId);
+  }
+  await lockEmployeesInIdOrder(tx, companyId, [...ids], [...externalIds]);
 }
 
 /**

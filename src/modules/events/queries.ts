@@ -1,12 +1,11 @@
-import { type Executor, type Tx } from '../../platform/db/database.js';
+import { type Executor, lockedStatement, type Tx } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
 /**
- * Takes the next `count` numbers of the company's event sequence and returns the first. The sequence
- * row stays locked until the transaction ends (the upsert updates it): another transaction appending
- * for the same company waits here until this one has committed or rolled back, so a company's
- * numbers are handed out in commit order, on every instance. (SQLite: write transactions are serial.)
+ * SQLite: takes the next `count` numbers of the company's event sequence and returns the first, in the
+ * writer's transaction (write transactions are serial, so numbers follow commit order). PostgreSQL
+ * numbers after the commit instead (numberPendingEvents).
  */
 export async function takeSequence(tx: Tx, companyId: string, count: number): Promise<number> {
   const row = await tx
@@ -22,6 +21,63 @@ export async function takeSequence(tx: Tx, companyId: string, count: number): Pr
 
 export async function insertEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
   if (rows.length > 0) await tx.insertInto('events').values(rows).execute();
+}
+
+/** Events written unnumbered (PostgreSQL), numbered after the commit by numberPendingEvents. */
+export async function insertPendingEvents(tx: Tx, rows: Omit<EventsTable, 'seq'>[]): Promise<void> {
+  if (rows.length > 0) await tx.insertInto('pending_events').values(rows).execute();
+}
+
+/** Whether any event waits for its number (the sequencer's poll asks this before it takes its lock). */
+export async function hasPendingEvents(db: Executor): Promise<boolean> {
+  const row = await db.selectFrom('pending_events').select('pos').limit(1).executeTakeFirst();
+  return row !== undefined;
+}
+
+/** The name of the lock one numbering transaction at a time holds, across every instance. */
+const SEQUENCER_LOCK = 'punchclock:event-sequencer';
+/** At most this many events per numbering transaction. */
+export const NUMBERING_LIMIT = 2000;
+
+/*
+ * Numbers up to NUMBERING_LIMIT committed pending events (the oldest by `pos`) and moves them into
+ * `events`, every company's after its last number, in `pos` order. One statement: the rows deleted from
+ * `pending_events` are exactly the ones inserted into `events`, with the new `last_seq` of each company.
+ */
+const NUMBER_PENDING = `
+    with picked as (
+      select pos from pending_events order by pos limit ${NUMBERING_LIMIT}
+    ), moved as (
+      delete from pending_events p using picked where p.pos = picked.pos
+      returning p.pos, p.company_id, p.id, p.type, p.occurred_at, p.data
+    ), counts as (
+      select company_id, count(*)::integer as n from moved group by company_id
+    ), sequences as (
+      insert into event_sequences (company_id, last_seq, pruned_through)
+      select company_id, n, 0 from counts
+      on conflict (company_id) do update set last_seq = event_sequences.last_seq + excluded.last_seq
+      returning company_id, last_seq
+    ), inserted as (
+      insert into events (company_id, seq, id, type, occurred_at, data)
+      select m.company_id,
+             s.last_seq - c.n + row_number() over (partition by m.company_id order by m.pos),
+             m.id, m.type, m.occurred_at, m.data
+      from moved m
+      join counts c on c.company_id = m.company_id
+      join sequences s on s.company_id = m.company_id
+      returning 1
+    )
+    select count(*)::integer as moved from inserted`;
+
+/**
+ * PostgreSQL: one numbering transaction (see NUMBER_PENDING), under the sequencer's lock, taken first
+ * and held to the commit, in one round trip (`lockedStatement`): the next numbering transaction, in any
+ * process, reads the pending events and the sequences only after this one committed. Returns how many
+ * events it numbered.
+ */
+export async function numberPendingEvents(db: Executor): Promise<number> {
+  const rows = await lockedStatement<{ moved: number }>(db, SEQUENCER_LOCK, NUMBER_PENDING);
+  return Number(rows[0]?.moved ?? 0);
 }
 
 /** The company's sequence: the last number handed out and the last one removed by retention. */

@@ -33,14 +33,15 @@ export const ChangeEventSchema = Type.Object({
       '`day.confirmed`, `employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, ' +
       '`time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, ' +
       '`attendance.exception_detected`, `attendance.exception_resolved`, ' +
-      '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`; later versions add types, ignore unknown ones.',
+      '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, ' +
+      '`correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn`; later versions add types, ignore unknown ones.',
   }),
   occurredAt: DateTimeString,
   data: Type.Unknown({
     description:
       'The public API’s own shape of what changed: a time entry list item (`time_entry.*`), an employee list item ' +
       '(`employee.created`, `employee.updated`), an EmployeeRef (`employee.deleted`), `{employee: EmployeeRef, date}` (`day.confirmed`), ' +
-      '`{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`).',
+      '`{id, employee: EmployeeRef, workDate}` (`time_entry.deleted`), a LockedPeriod (`period.*`), an attendance exception (`attendance.*`), an absence (`absence.*`), a CorrectionRequest (`correction.*`).',
   }),
 });
 

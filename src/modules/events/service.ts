@@ -3,8 +3,16 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
-import { insertEvents, pruneEventsBefore, readEventsAfter, sequenceOf, takeSequence } from './queries.js';
-import { type Executor, type Tx } from '../../platform/db/database.js';
+import {
+  insertEvents,
+  insertPendingEvents,
+  pruneEventsBefore,
+  readEventsAfter,
+  sequenceOf,
+  takeSequence,
+} from './queries.js';
+import { numberAfterCommit } from './sequencer.js';
+import { afterCommit, type Executor, serialWriters, type Tx } from '../../platform/db/database.js';
 import { invalidCursor } from '../../shared/pages.js';
 
 /**
@@ -36,6 +44,11 @@ export const EVENT_TYPES = [
   'absence.approved',
   'absence.rejected',
   'absence.cancelled',
+  // Self-service correction requests (issue 35).
+  'correction.requested',
+  'correction.approved',
+  'correction.rejected',
+  'correction.withdrawn',
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];
@@ -50,33 +63,41 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 30;
 
 /**
  * Appends events to the company's log in the caller's transaction: they commit with the change they
- * record, or not at all. Call it as late as possible in the transaction: from here until the commit,
- * other writers of the same company wait (see takeSequence).
+ * record, or not at all. SQLite (serial writers): numbered here, the next numbers of the company's
+ * sequence. PostgreSQL: written unnumbered, and numbered in commit order right after the commit by the
+ * event sequencer (sequencer.ts), so writers of one company never wait for each other's commits; the
+ * caller's `Database.transaction` returns once they are numbered (or after WAIT_AFTER_COMMIT_MS).
  */
 export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[], at: string): Promise<void> {
   if (events.length === 0) return;
+  const rows = events.map((event) => ({
+    company_id: companyId,
+    id: newId(),
+    type: event.type,
+    occurred_at: at,
+    data: JSON.stringify(event.data),
+  }));
+  if (!serialWriters(tx)) {
+    await insertPendingEvents(tx, rows);
+    afterCommit(tx, numberAfterCommit);
+    return;
+  }
   const first = await takeSequence(tx, companyId, events.length);
   await insertEvents(
     tx,
-    events.map((event, i) => ({
-      company_id: companyId,
-      seq: first + i,
-      id: newId(),
-      type: event.type,
-      occurred_at: at,
-      data: JSON.stringify(event.data),
-    })),
+    rows.map((row, i) => ({ ...row, seq: first + i })),
   );
 }
 
 /**
- * Which families of events a token may read: `time_entry.*`, `day.*`, `period.*` and `attendance.*` with
+ * Which families of events a token may read: `time_entry.*`, `day.*`, `period.*`, `attendance.*` and
+ * `correction.*` with
  * attendance.read, `employee.*` with employees.read, `absence.*` with leave.read.
  */
 export function visibleFamilies(principal: { readonly scopes: readonly string[] }): string[] {
   const families: string[] = [];
   if (principal.scopes.includes('attendance.read'))
-    families.push('time_entry.', 'day.', 'period.', 'attendance.');
+    families.push('time_entry.', 'day.', 'period.', 'attendance.', 'correction.');
   if (principal.scopes.includes('employees.read')) families.push('employee.');
   if (principal.scopes.includes('leave.read')) families.push('absence.');
   return families;

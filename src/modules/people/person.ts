@@ -7,6 +7,8 @@ export interface ConsolePerson {
   companyId: string;
   permissions: number[];
   superAdmin: boolean;
+  /** The employee the person is (`user create --employee`); null for none (issue 35: self-service). */
+  employeeId: string | null;
   csrfToken: string;
   company: { id: string; name: string; timeZone: string | null };
 }

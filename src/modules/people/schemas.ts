@@ -26,6 +26,13 @@ export const PersonSchema = Type.Object(
     companyId: Guid,
     permissions: Type.Array(Type.Integer()),
     superAdmin: Type.Boolean(),
+    employeeId: NullableOut(
+      Type.String({
+        format: 'uuid',
+        description:
+          'the employee this person is (self-service: their own time, absences and web clock); null for none',
+      }),
+    ),
     csrfToken: Type.String({ description: 'send as X-CSRF-Token on every state-changing request' }),
     company: Type.Object({ id: Guid, name: Type.String(), timeZone: NullableOut(Type.String()) }),
   },

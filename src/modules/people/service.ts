@@ -74,6 +74,7 @@ function personOf(
     email: string;
     permissions: string;
     super_admin: number;
+    employee_id: string | null;
     company_id: string;
     company_name: string;
     company_time_zone: string | null;
@@ -86,6 +87,7 @@ function personOf(
     companyId: row.company_id,
     permissions: JSON.parse(row.permissions) as number[],
     superAdmin: row.super_admin === 1,
+    employeeId: row.employee_id,
     csrfToken,
     company: { id: row.company_id, name: row.company_name, timeZone: row.company_time_zone },
   };

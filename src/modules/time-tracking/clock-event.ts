@@ -18,6 +18,7 @@ import {
 } from './punch-rules.js';
 import {
   type ClockEventInput,
+  ENTRY_SOURCES,
   entryResult,
   punchSource,
   newEntry,
@@ -51,7 +52,7 @@ export async function recordClockEvent(
   now: number,
   principal: Principal,
   input: ClockEventInput,
-  options: { dryRun: boolean; detectDuplicates: boolean },
+  options: { dryRun: boolean; detectDuplicates: boolean; source?: typeof ENTRY_SOURCES.webClock },
 ): Promise<WriteOutcome> {
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
@@ -91,6 +92,7 @@ export async function recordClockEvent(
     breaks,
     input,
     dryRun: options.dryRun,
+    source: options.source ?? punchSource(principal),
   };
   switch (effective) {
     case 'break_start':
@@ -197,7 +199,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     break_minutes: null,
     net_seconds: null,
     status: 'open',
-    source: punchSource(principal),
+    source: write.source,
     time_zone: punch.timeZone,
     notes: notes(input.deviceId),
     note: input.note ?? null,

@@ -1,8 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { Tx } from '../../platform/db/database.js';
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
-import { idempotentLongWrite, idempotentWrite, settleWrite } from '../../http/plugins/idempotency.js';
+import { idempotentLongWrite, idempotentWrite, type WriteOutcome } from '../../http/plugins/idempotency.js';
+import { type BatchWrite, settleWrites } from '../../http/plugins/idempotency-batch.js';
+import { lockEmployeesForBatch } from '../employees/service.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
 import { deviceSecurity } from '../../http/openapi-security.js';
 import { WriteHeadersSchema, described } from '../../http/schemas/common.js';
@@ -27,8 +31,6 @@ import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
-import { type AppContext } from '../context.js';
-import { type Static } from '@sinclair/typebox';
 import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
@@ -73,48 +75,6 @@ const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
 /** A kiosk device's punch (issue 35) carries the device's own id as `deviceId`, whatever was sent. */
 function deviceEvent<E extends { deviceId?: string | null }>(principal: Principal, event: E): E {
   return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
-}
-
-type BatchEvent = Static<typeof ClockEventBatchBodySchema>['events'][number];
-
-/**
- * One event of a batch: the single endpoint's value checks, its claim, write and stored outcome, and
- * for a kiosk device (issue 35) the clock-skew flag and the refusal kept for the administrator.
- */
-async function settleBatchEvent(
-  request: Parameters<typeof settleWrite>[0],
-  ctx: AppContext,
-  principal: Principal,
-  event: BatchEvent,
-  options: { dryRun: boolean; clockOffset: number | null; serialize: (body: unknown) => string },
-) {
-  const { dryRun, clockOffset } = options;
-  const { idempotencyKey, ...sent } = event;
-  const fields = deviceEvent(principal, sent);
-  const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
-  const key =
-    idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
-  if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
-  const settled = await settleWrite(
-    request,
-    {
-      // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
-      key: key.ok && errors.length === 0 ? key.key : null,
-      requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
-      dryRun,
-      instance: EVENTS_PATH,
-      serialize: options.serialize,
-    },
-    async (tx, { detectDuplicates }) => {
-      // A value the single endpoint refuses before it runs: this event's 422.
-      if (errors.length > 0) throw validationError(errors);
-      const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
-      await flagSkewedPunch(tx, clockOffset, outcome);
-      return outcome;
-    },
-  );
-  if (!dryRun) await recordRefusedPunch(ctx, principal, fields, idempotencyKey ?? null, settled);
-  return settled;
 }
 
 /** What the routes below share, made once per registration. */
@@ -176,6 +136,33 @@ function recordClockEventRoute(
   );
 }
 
+type BatchEvent = Static<typeof ClockEventBatchBodySchema>['events'][number];
+type BatchFields = Omit<BatchEvent, 'idempotencyKey'>;
+
+/** Each event of a batch as a write: its key, its fingerprint for the key, and the single endpoint's write. */
+function batchWrites(
+  events: BatchEvent[],
+  record: (tx: Tx, fields: BatchFields, detectDuplicates: boolean) => Promise<WriteOutcome<unknown>>,
+): BatchWrite<unknown>[] {
+  return events.map((event) => {
+    const { idempotencyKey, ...fields } = event;
+    const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
+    const key =
+      idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
+    if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
+    return {
+      // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
+      key: key.ok && errors.length === 0 ? key.key : null,
+      requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
+      write: async (tx, { detectDuplicates }) => {
+        // A value the single endpoint refuses before it runs: this event's 422.
+        if (errors.length > 0) throw validationError(errors);
+        return record(tx, fields, detectDuplicates);
+      },
+    };
+  });
+}
+
 function recordClockEventsRoute(
   app: TypeBoxApp,
   { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
@@ -191,7 +178,7 @@ function recordClockEventsRoute(
         summary: 'Record up to 100 clock events in one request',
         operationId: 'recordClockEvents',
         description:
-          'A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, each in its own transaction with exactly the rules, statuses and bodies of POST /time-clock/events: ' +
+          'A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: ' +
           "each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. " +
           'The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; ' +
           "an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. " +
@@ -226,15 +213,40 @@ function recordClockEventsRoute(
       const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
-        const results: string[] = [];
-        for (const [index, event] of request.body.events.entries()) {
-          const settled = await settleBatchEvent(request, services.ctx, principal, event, {
+        const events = request.body.events.map((event) => deviceEvent(principal, event));
+        const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
+          const outcome = await recordClockEvent(tx, services.ctx.now(), principal, fields, {
             dryRun,
-            clockOffset,
-            serialize,
+            detectDuplicates,
           });
-          results.push(`{"index":${index},"status":${settled.status},"body":${settled.body}}`);
-        }
+          // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
+          await flagSkewedPunch(tx, clockOffset, outcome);
+          return outcome;
+        });
+        const settled = await settleWrites(
+          request,
+          {
+            dryRun,
+            instance: EVENTS_PATH,
+            serialize,
+            prepare: (tx) =>
+              lockEmployeesForBatch(
+                tx,
+                principal.companyId,
+                events.map((event) => event.employee),
+              ),
+          },
+          writes,
+        );
+        // A kiosk device's refused events, kept for the administrator (after the batch's commit).
+        if (!dryRun)
+          for (const [index, result] of settled.entries()) {
+            const { idempotencyKey, ...fields } = events[index]!;
+            await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, result);
+          }
+        const results = settled.map(
+          (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
+        );
         return `{"results":[${results.join(',')}]}`;
       });
     },

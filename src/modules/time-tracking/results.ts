@@ -26,11 +26,19 @@ export interface ClockEventInput {
 }
 
 /** Values of `source` this service writes; an open list (spec: "Allowed values of source: not shown"). */
-export const ENTRY_SOURCES = { timeClock: 'time_clock', apiShift: 'api_shift', kiosk: 'kiosk' } as const;
+export const ENTRY_SOURCES = {
+  timeClock: 'time_clock',
+  apiShift: 'api_shift',
+  // Issue 35: a kiosk device's punches, and the personal web clock of the console's self-service.
+  kiosk: 'kiosk',
+  webClock: 'web_clock',
+} as const;
 
-/** Sources whose entries were punched (clock-in, breaks, clock-out): their items carry `breaks`. */
+/** The sources whose entries are punched (clock-in, breaks, clock-out): they carry their breaks. */
+const PUNCHED_SOURCES: readonly string[] = [ENTRY_SOURCES.timeClock, ENTRY_SOURCES.kiosk, ENTRY_SOURCES.webClock];
+
 export function isPunchedSource(source: string): boolean {
-  return source === ENTRY_SOURCES.timeClock || source === ENTRY_SOURCES.kiosk;
+  return PUNCHED_SOURCES.includes(source);
 }
 
 /** The source of a punched entry: `kiosk` for a kiosk device's token (issue 35), else `time_clock`. */

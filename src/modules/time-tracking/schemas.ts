@@ -44,7 +44,8 @@ export const TimeEntrySchema = Type.Object({
   breakMinutes: NullableOut(Type.Integer()),
   status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
   source: Type.String({
-    description: 'origin of the entry; an open list: time_clock, api_shift, kiosk; may grow',
+    description:
+      'origin of the entry; an open list: time_clock, api_shift, kiosk (a kiosk device), web_clock (the personal web clock); may grow',
   }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
@@ -68,7 +69,7 @@ export const TimeEntrySchema = Type.Object({
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {
       description:
-        'Entries of the time clock (source `time_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. ' +
+        'Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. ' +
         'Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day.',
     }),
   ),

@@ -28,6 +28,8 @@ export interface PunchWrite {
   breaks: BreakRow[];
   input: ClockEventInput;
   dryRun: boolean;
+  /** The entry's source at a clock-in: time_clock, or web_clock (issue 35). */
+  source: string;
 }
 
 export function parseInstantField(value: string, field: string): ParsedInstant {

@@ -12,7 +12,8 @@ const EVENT_TYPE_LIST =
   '`employee.created`, `employee.updated`, `employee.deleted`, `time_entry.break_started`, `time_entry.break_ended`, ' +
   '`time_entry.updated`, `time_entry.deleted`, `time_entry.reopened`, `period.closed`, `period.reopened`, ' +
   '`attendance.exception_detected`, `attendance.exception_resolved`, ' +
-  '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`';
+  '`absence.requested`, `absence.approved`, `absence.rejected`, `absence.cancelled`, ' +
+  '`correction.requested`, `correction.approved`, `correction.rejected`, `correction.withdrawn`';
 
 // At most 50 types: 20 until issue 31, when the 21st type arrived and an endpoint could no longer ask
 // for every type by name (raising the limit refuses nothing that was accepted).
@@ -231,6 +232,24 @@ export const WEBHOOK_EVENT_DATA: Record<string, { description: string; data: Rec
   'absence.cancelled': {
     description: 'A requested absence was withdrawn, or an approved one cancelled.',
     data: ref('Absence'),
+  },
+  // Issue 35: an employee's correction request as the console shows it (needs attendance.read).
+  'correction.requested': {
+    description: 'An employee asked for a correction of a time entry, or for a missing one.',
+    data: ref('CorrectionRequest'),
+  },
+  'correction.approved': {
+    description:
+      'A manager approved a correction request; the correction itself follows as `time_entry.updated` (or `time_entry.completed` for a missing entry).',
+    data: ref('CorrectionRequest'),
+  },
+  'correction.rejected': {
+    description: 'A manager rejected a correction request, with a reason.',
+    data: ref('CorrectionRequest'),
+  },
+  'correction.withdrawn': {
+    description: 'The employee withdrew a waiting correction request.',
+    data: ref('CorrectionRequest'),
   },
   ping: {
     description: 'A test delivery, sent by POST /webhooks/{id}/test.',

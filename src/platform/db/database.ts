@@ -53,16 +53,24 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
       : createPostgresKysely(location.url, options.poolSize ?? 10);
   const health = new StorageHealth();
   const db = kysely.withPlugin(health);
-  return {
+  const database: Database = {
     db,
     dialect: location.kind,
     transaction: async (fn) => {
+      const hooks = new Set<AfterCommit>();
+      let result;
       try {
-        return await db.transaction().execute(fn);
+        result = await db.transaction().execute((tx) => {
+          afterCommitHooks.set(tx, hooks);
+          return fn(tx);
+        });
       } catch (error) {
         if (isStorageFull(error)) health.refused(error, Date.now());
         throw error;
       }
+      // The commit stands whatever a hook does: a hook that fails leaves its work to its own fallback.
+      for (const hook of hooks) await hook(database).catch(() => undefined);
+      return result;
     },
     storage: () => health.current,
     ping: async () => {
@@ -71,6 +79,54 @@ export function createDatabase(location: DatabaseUrl, options: DatabaseOptions =
     close,
     poolStats,
   };
+  return database;
+}
+
+/** Work that follows a transaction's commit (see afterCommit). */
+export type AfterCommit = (database: Database) => Promise<void>;
+const afterCommitHooks = new WeakMap<Tx, Set<AfterCommit>>();
+
+/**
+ * Runs `hook` once after `tx` commits, before `Database.transaction` returns (never after a rollback;
+ * the same hook registered twice runs once). For work that must see the commit, such as numbering the
+ * transaction's events. Returns false when `tx` was not opened by `Database.transaction` (the hook is
+ * then not run: the work must have another way to happen, e.g. a poll).
+ */
+export function afterCommit(tx: Tx, hook: AfterCommit): boolean {
+  const hooks = afterCommitHooks.get(tx);
+  hooks?.add(hook);
+  return hooks !== undefined;
+}
+
+/** A savepoint in a transaction: `release` keeps what was done since, `rollback` undoes it (and releases). */
+export interface Savepoint {
+  release(): Promise<void>;
+  rollback(): Promise<void>;
+}
+
+/**
+ * Sets a savepoint in `tx` (one name: savepoints here are not nested). After a failed statement
+ * PostgreSQL refuses every statement of the transaction until `rollback`.
+ */
+export async function savepoint(tx: Tx): Promise<Savepoint> {
+  await sql`savepoint punchclock_item`.execute(tx);
+  return {
+    release: async () => {
+      await sql`release savepoint punchclock_item`.execute(tx);
+    },
+    rollback: async () => {
+      await sql`rollback to savepoint punchclock_item`.execute(tx);
+      await sql`release savepoint punchclock_item`.execute(tx);
+    },
+  };
+}
+
+/**
+ * Whether write transactions run one at a time (SQLite: BEGIN IMMEDIATE takes the database's one
+ * write lock), so that what a writer reads stays true until its commit without any lock of its own.
+ */
+export function serialWriters(db: Executor): boolean {
+  return !isPostgres(db);
 }
 
 function isPostgres(db: Executor): boolean {
@@ -105,6 +161,23 @@ export async function tryTransactionLock(tx: Tx, name: string): Promise<boolean>
  */
 export async function transactionLock(tx: Tx, name: string): Promise<void> {
   if (isPostgres(tx)) await sql`select pg_advisory_xact_lock(hashtextextended(${name}, 0))`.execute(tx);
+}
+
+/**
+ * PostgreSQL: runs `statement` (SQL text without parameters) after taking the transaction lock `name`,
+ * in one round trip: both go as one simple query, which PostgreSQL runs as one implicit transaction,
+ * so the lock is held until that transaction has committed, and the statement (READ COMMITTED: its
+ * own snapshot, taken after the lock) sees everything committed by the lock's previous holder.
+ * Returns the statement's rows. Not for SQLite (nothing calls it there).
+ */
+export async function lockedStatement<R>(db: Executor, name: string, statement: string): Promise<R[]> {
+  if (!isPostgres(db)) throw new Error('lockedStatement is for PostgreSQL');
+  if (!/^[a-z0-9:._-]+$/.test(name)) throw new Error(`lock name ${name} is not a plain word`);
+  const { rows } =
+    await sql<R>`${sql.raw(`select pg_advisory_xact_lock(hashtextextended('${name}', 0)); ${statement}`)}`.execute(
+      db,
+    );
+  return rows;
 }
 
 /**

@@ -69,7 +69,9 @@ class NamedStatementConnection implements DatabaseConnection {
       if (isDatabaseUnavailable(error)) this.broken = error as Error;
       throw error;
     }
-    const { command, rowCount, rows } = result;
+    // A simple query of several statements (lockedStatement, database.ts) answers one result each: the last is its answer.
+    const last: pg.QueryResult = Array.isArray(result) ? (result.at(-1) as pg.QueryResult) : result;
+    const { command, rowCount, rows } = last;
     return {
       numAffectedRows:
         command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE'

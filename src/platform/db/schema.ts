@@ -13,7 +13,10 @@ import type {
   KioskPinLocksTable,
 } from './schema-kiosk.js';
 
+import type { CorrectionRequestsTable } from './schema-self-service.js';
+
 export type { AbsenceTypesTable, AbsencesTable, HolidayOverridesTable, LeaveEntitlementsTable };
+export type { CorrectionRequestRow, CorrectionRequestsTable } from './schema-self-service.js';
 
 /*
  * Portable column conventions, identical on SQLite and PostgreSQL so that one set of queries serves
@@ -43,6 +46,8 @@ export interface CompaniesTable {
   rounding_minutes: number;
   /** 1-23: open sessions are closed that many hours after their start; null: never (migration 0007). */
   auto_clock_out_after_hours: number | null;
+  /** 1: the personal web clock is on (migration 0014; default 0). */
+  web_clock: Generated<number>;
 }
 
 export interface WorkplacesTable {
@@ -55,6 +60,8 @@ export interface WorkplacesTable {
   holiday_region: string | null;
   /** 1: the kiosk lists no names, employees identify by badge only (migration 0012). */
   kiosk_badge_only: Generated<number>;
+  /** The personal web clock's allowed addresses, CIDR ranges comma-separated (migration 0014); null: any. */
+  web_clock_allowed_ips: Generated<string | null>;
 }
 
 export interface SchedulesTable {
@@ -271,6 +278,16 @@ export interface EventsTable {
   data: string;
 }
 
+/** Events written by a change on PostgreSQL, not numbered yet (migration 0011; the event sequencer numbers them). */
+export interface PendingEventsTable {
+  pos: Generated<number>;
+  company_id: string;
+  id: string;
+  type: string;
+  occurred_at: string;
+  data: string;
+}
+
 export interface ConsoleSessionsTable {
   id_hash: string;
   user_id: string;
@@ -434,6 +451,7 @@ export interface Schema {
   app_secrets: AppSecretsTable;
   event_sequences: EventSequencesTable;
   events: EventsTable;
+  pending_events: PendingEventsTable;
   time_entry_breaks: TimeEntryBreaksTable;
   console_sessions: ConsoleSessionsTable;
   console_invitations: ConsoleInvitationsTable;
@@ -456,6 +474,7 @@ export interface Schema {
   kiosk_pin_failures: KioskPinFailuresTable;
   kiosk_pin_locks: KioskPinLocksTable;
   device_refusals: DeviceRefusalsTable;
+  correction_requests: CorrectionRequestsTable;
 }
 
 export type CompanyRow = Selectable<CompaniesTable>;

@@ -70,6 +70,8 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'kiosk_pin_failures', key: ['id'] },
   { name: 'kiosk_pin_locks', key: ['id'] },
   { name: 'device_refusals', key: ['id'] },
+  // Issue 35 (migration 0014).
+  { name: 'correction_requests', key: ['id'] },
 ];
 
 export class TransferRefused extends Error {}

@@ -26,6 +26,7 @@ function changesOf(company: CompanySettings, draft: CompanySettings, hours: numb
   if (draft.timeZone !== company.timeZone) changes.timeZone = draft.timeZone;
   if (draft.timeTracking !== company.timeTracking) changes.timeTracking = draft.timeTracking;
   if (draft.apiAccess !== company.apiAccess) changes.apiAccess = draft.apiAccess;
+  if (draft.webClock !== company.webClock) changes.webClock = draft.webClock;
   for (const field of ['lateGraceMinutes', 'noShowAfterMinutes', 'roundingMinutes'] as const)
     if (draft[field] !== company[field]) changes[field] = draft[field];
   if (draft.rounding !== company.rounding) changes.rounding = draft.rounding;
@@ -146,6 +147,8 @@ function SettingsForm(props: SettingsFieldsProps & { save: (event: Event) => Pro
 export const companyScreen: Screen = {
   path: 'company',
   title: 'Company',
-  allowed: () => true,
+  // Anyone signed in, except a self-service person (an employee without permissions, issue 35): their
+  // console is their own day, time and absences.
+  allowed: (person) => person.superAdmin || person.permissions.length > 0 || person.employeeId === null,
   component: CompanyScreen,
 };

@@ -17,6 +17,8 @@ export interface CompanySettings {
   noShowAfterMinutes: number;
   rounding: string;
   roundingMinutes: number;
+  /** The personal web clock of self-service (issue 35). */
+  webClock: boolean;
 }
 
 const RULE_PACKS: Choice[] = [
@@ -85,6 +87,16 @@ export function GeneralFields({ draft, setDraft, problem, canEdit, company }: Se
       >
         Ticked: the company's API keys get tokens. Not ticked: no key of the company gets one. Saved now:{' '}
         <strong>{company?.apiAccess ? 'on' : 'off'}</strong>.
+      </Switch>
+      <Switch
+        id="setting-web-clock"
+        label="Web clock"
+        disabled={!canEdit}
+        checked={draft.webClock}
+        onChange={(checked) => setDraft({ ...draft, webClock: checked })}
+      >
+        Ticked: employees signed in to their own console (My day) clock in and out from their browser or
+        phone. Saved now: <strong>{company?.webClock ? 'on' : 'off'}</strong>.
       </Switch>
     </>
   );

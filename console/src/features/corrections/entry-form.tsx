@@ -238,7 +238,7 @@ export function EntryFormDialog(props: {
         set={set}
         problem={problem}
         mode={mode}
-        punched={entry?.source === 'time_clock'}
+        punched={entry?.source === 'time_clock' || entry?.source === 'web_clock'}
       />
     </ConfirmDialog>
   );

@@ -5,6 +5,7 @@ import { personName } from '../../names.js';
 import { hrefOf } from '../../router.js';
 import type { EmployeeRow } from './model.js';
 import type { Employees } from './use-employees.js';
+import { InviteEveryone } from '../self-service/invite-all.js';
 
 /** `#/employees`: find, add, change and delete employees. */
 export function EmployeeListPage(props: { employees: Employees; canManage: boolean }) {
@@ -28,6 +29,7 @@ export function EmployeeListPage(props: { employees: Employees; canManage: boole
               <a class="button-link primary" href={hrefOf(['employees', 'new'])}>
                 Add an employee
               </a>
+              <InviteEveryone />
             </div>
           ) : null}
         </div>

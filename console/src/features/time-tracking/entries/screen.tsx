@@ -10,6 +10,7 @@ import { isPending } from './model.js';
 import { useEmployeePicker, useEntryWeek, type Week } from './use-entry-week.js';
 import { type Go, WeekFilters } from './week-filters.js';
 import { useCorrections } from '../../corrections/use-corrections.js';
+import { CorrectionRequestsSection } from '../../self-service/requests-section.js';
 
 /** The confirmation that locks a day. */
 function ConfirmDayDialog(props: { week: Week; employeeName: string | null }) {
@@ -102,6 +103,7 @@ function TimeEntriesScreen({ person, route }: ScreenProps) {
           />
         </>
       ) : null}
+      {canDecide ? <CorrectionRequestsSection zone={zone} onDecided={() => void week.reload()} /> : null}
       {corrections.dialog}
       <ConfirmDayDialog week={week} employeeName={chosen ? personName(chosen) : null} />
     </>

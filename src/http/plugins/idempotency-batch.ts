@@ -1,0 +1,162 @@
+import type { FastifyRequest } from 'fastify';
+import { ApiError } from '../../domain/errors.js';
+import { requirePrincipal } from './authenticate.js';
+import { type SettledWrite, settleWrite, type Write } from './idempotency.js';
+import { problemBody } from '../problem.js';
+import { claimKey, type IdempotencyScope, storeOutcome } from '../../modules/idempotency/service.js';
+import { isDatabaseUnavailable, savepoint, type Tx } from '../../platform/db/database.js';
+
+/*
+ * Issue 32, item 2: a batch of writes in one transaction and one commit. Each write runs exactly as
+ * `settleWrite` would run it alone (the same claim of its key, the same write, the same stored outcome
+ * or stored refusal), inside a savepoint of the batch's transaction: a refused write is rolled back to
+ * its savepoint and changes nothing of the others, and each write sees what the writes before it did,
+ * as it would have after their commits. What one transaction cannot do as the writes one by one would
+ * (a key held by a request still running, which the batch waits for; a deadlock; a unique index that
+ * refuses a write) rolls the whole transaction back and the batch runs write by write instead
+ * (`settleWrite`), so every result is still exactly the single endpoint's.
+ */
+
+/** One write of a batch: its key (null: none), the request's fingerprint for the key, the write. */
+export interface BatchWrite<B> {
+  key: string | null;
+  requestHash: string;
+  write: Write<B>;
+}
+
+export interface BatchOptions<B> {
+  dryRun: boolean;
+  /** The single endpoint's path, which the problem documents name. */
+  instance: string;
+  serialize: (body: B) => string;
+  /** First in the transaction: e.g. the row locks of every employee of the batch, in one order. */
+  prepare: (tx: Tx) => Promise<void>;
+}
+
+/** The batch cannot be one transaction: it runs write by write. */
+class RunOneByOne extends Error {}
+
+/** Every write's result, in order: in one transaction, or (see above) one transaction per write. */
+export async function settleWrites<B>(
+  request: FastifyRequest,
+  options: BatchOptions<B>,
+  writes: BatchWrite<B>[],
+): Promise<SettledWrite[]> {
+  const together = await settleTogether(request, options, writes);
+  if (together !== null) return together;
+  const results: SettledWrite[] = [];
+  for (const { key, requestHash, write } of writes)
+    results.push(await settleWrite(request, { ...options, key, requestHash }, write));
+  return results;
+}
+
+async function settleTogether<B>(
+  request: FastifyRequest,
+  options: BatchOptions<B>,
+  writes: BatchWrite<B>[],
+): Promise<SettledWrite[] | null> {
+  const { database, now } = request.server.services.ctx;
+  const metrics = request.server.services.metrics.idempotency;
+  const problem = (error: ApiError) =>
+    JSON.stringify(
+      problemBody(error, {
+        problemBase: request.server.services.urls.problemBase,
+        instance: options.instance,
+        correlationId: request.id,
+      }),
+    );
+  const principal = requirePrincipal(request);
+  let results: SettledWrite[];
+  const counted: ('replay' | 'reused')[] = [];
+  try {
+    results = await database.transaction(async (tx) => {
+      await options.prepare(tx);
+      const settled: SettledWrite[] = [];
+      for (const item of writes) {
+        const scope: IdempotencyScope | null =
+          item.key === null || options.dryRun
+            ? null
+            : {
+                companyId: principal.companyId,
+                apiKeyId: principal.id,
+                key: item.key,
+                requestHash: item.requestHash,
+              };
+        const one = await settleOne(tx, item, scope, {
+          at: now(),
+          detectDuplicates: item.key === null,
+          serialize: options.serialize,
+          problem,
+        });
+        if (one.replayed) counted.push('replay');
+        if (one.reused) counted.push('reused');
+        settled.push({ status: one.status, body: one.body, replayed: one.replayed });
+      }
+      return settled;
+    });
+  } catch (error) {
+    if (error instanceof RunOneByOne) return null;
+    // The database refused something (not an answer of the rules): one by one, unless it is gone.
+    if (!(error instanceof ApiError) && !isDatabaseUnavailable(error)) {
+      request.log.info({ err: error }, 'a batch ran write by write after its transaction was refused');
+      return null;
+    }
+    throw error;
+  }
+  for (const outcome of counted) metrics.inc({ outcome });
+  return results;
+}
+
+interface ItemContext<B> {
+  at: number;
+  detectDuplicates: boolean;
+  serialize: (body: B) => string;
+  problem: (error: ApiError) => string;
+}
+
+type ItemResult = SettledWrite & { reused?: boolean };
+
+/** The claim of the key inside the batch: a key in flight elsewhere sends the batch one by one. */
+async function claim(tx: Tx, scope: IdempotencyScope, at: number, problem: (error: ApiError) => string) {
+  const claimed = await claimKey(tx, scope, at);
+  if (claimed.kind === 'refused') {
+    if (claimed.error.errorName === 'idempotency_in_flight') throw new RunOneByOne();
+    return { status: claimed.error.status, body: problem(claimed.error), replayed: false, reused: true };
+  }
+  if (claimed.kind === 'replay') return { status: claimed.status, body: claimed.body, replayed: true };
+  return null;
+}
+
+/** One write in its savepoint, as settleWrite runs it in a transaction of its own. */
+async function settleOne<B>(
+  tx: Tx,
+  item: BatchWrite<B>,
+  scope: IdempotencyScope | null,
+  context: ItemContext<B>,
+): Promise<ItemResult> {
+  const { at, serialize, problem } = context;
+  const point = await savepoint(tx);
+  try {
+    const answered = scope ? await claim(tx, scope, at, problem) : null;
+    if (answered) {
+      await point.release();
+      return answered;
+    }
+    const outcome = await item.write(tx, { detectDuplicates: context.detectDuplicates });
+    const body = serialize(outcome.body);
+    if (scope) await storeOutcome(tx, scope, { status: outcome.status, body }, at);
+    await point.release();
+    return { status: outcome.status, body, replayed: false };
+  } catch (error) {
+    if (error instanceof RunOneByOne) throw error;
+    await point.rollback();
+    if (!(error instanceof ApiError) || error.status >= 500) throw error;
+    if (!scope) return { status: error.status, body: problem(error), replayed: false };
+    // The write's refusal is the key's outcome, stored like settleWrite stores it.
+    const answered = await claim(tx, scope, at, problem);
+    if (answered) return answered;
+    const body = problem(error);
+    await storeOutcome(tx, scope, { status: error.status, body }, at);
+    return { status: error.status, body, replayed: false };
+  }
+}

@@ -1,0 +1,156 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requirePermission } from '../../http/plugins/console-session.js';
+import { type RouteContext, routeContext, type TypeBoxApp } from '../../http/route-context.js';
+import { IdParamsSchema } from '../../http/schemas/common.js';
+import { sessionErrors } from '../../http/schemas/responses.js';
+import { PERMISSION_DECIDE_ENTRIES, PERMISSION_MANAGE_EMPLOYEES } from '../auth/scopes.js';
+import { inTransaction } from '../context.js';
+import {
+  approveCorrectionRequest,
+  companyCorrectionRequests,
+  rejectCorrectionRequest,
+} from './correction-requests.js';
+import { inviteEmployees } from './invite-employees.js';
+import {
+  CorrectionRequestSchema,
+  InvitedEmployeesSchema,
+  InviteEmployeesBodySchema,
+  ManagerCorrectionRequestListSchema,
+  ManagerRequestsQuerySchema,
+  RejectBodySchema,
+} from './schemas.js';
+
+/*
+ * The managers' side of self-service (issue 35): correction requests on the Time entries screen
+ * (permission 91: approve applies the correction as a revision by the manager; reject with a reason;
+ * a person deciding on their own employee's request is 403 own_entry), and "invite everyone" on the
+ * Employees screen (permission 92). Only the person's own company.
+ */
+
+const TAG = ['Correction requests'];
+const MANAGE = PERMISSION_DECIDE_ENTRIES;
+
+function listRoute(app: TypeBoxApp, { ctx }: RouteContext) {
+  app.get(
+    '/correction-requests',
+    {
+      schema: {
+        summary: "Employees' correction requests",
+        operationId: 'listCorrectionRequests',
+        description: 'Newest first (the latest 200), by default the waiting ones. Permission 91.',
+        tags: TAG,
+        querystring: ManagerRequestsQuerySchema,
+        response: {
+          200: ManagerCorrectionRequestListSchema,
+          ...sessionErrors(['forbidden', 'validation_failed']),
+        },
+      },
+    },
+    async (request) =>
+      companyCorrectionRequests(ctx.database.db, requirePermission(request, MANAGE), request.query.status),
+  );
+}
+
+function decideRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
+  app.post(
+    '/correction-requests/:id/approve',
+    {
+      schema: {
+        summary: 'Approve a correction request',
+        operationId: 'approveCorrectionRequest',
+        description:
+          "Applies the proposed times through the correction of PATCH /time-entries/{id} (or records the missing shift) as the manager, with a reason naming the request, then approves it; every refusal of that correction applies. Permission 91; one's own request: 403 own_entry.",
+        tags: TAG,
+        params: IdParamsSchema,
+        response: {
+          200: CorrectionRequestSchema,
+          ...sessionErrors(
+            [
+              'forbidden',
+              'not_found',
+              'own_entry',
+              'invalid_status_transition',
+              'version_mismatch',
+              'overlaps_existing_entry',
+              'entry_too_old',
+              'day_locked',
+              'business_rule_violation',
+              'time_tracking_disabled',
+              'employee_not_found',
+              'validation_failed',
+            ],
+            true,
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const person = requirePermission(request, MANAGE);
+      return inTransaction(ctx, (tx, now) => approveCorrectionRequest(tx, now, person, request.params.id));
+    },
+  );
+  app.post(
+    '/correction-requests/:id/reject',
+    {
+      schema: {
+        summary: 'Reject a correction request',
+        operationId: 'rejectCorrectionRequest',
+        description: "With a reason the employee sees. Permission 91; one's own request: 403 own_entry.",
+        tags: TAG,
+        params: IdParamsSchema,
+        body: RejectBodySchema,
+        response: {
+          200: CorrectionRequestSchema,
+          ...sessionErrors(
+            ['forbidden', 'not_found', 'own_entry', 'invalid_status_transition', 'validation_failed'],
+            true,
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const person = requirePermission(request, MANAGE);
+      return inTransaction(ctx, (tx, now) =>
+        rejectCorrectionRequest(tx, now, person, request.params.id, request.body.reason),
+      );
+    },
+  );
+}
+
+function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
+  app.post(
+    '/employees/invite-all',
+    {
+      schema: {
+        summary: 'Invite every employee to self-service',
+        operationId: 'inviteEmployees',
+        description:
+          'A self-service person (no permissions) for every employee with an email and no person yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Permission 92.',
+        tags: ['Employees'],
+        body: InviteEmployeesBodySchema,
+        response: {
+          200: InvitedEmployeesSchema,
+          ...sessionErrors(['forbidden', 'not_found', 'validation_failed'], true),
+        },
+      },
+    },
+    async (request) => {
+      const person = requirePermission(request, PERMISSION_MANAGE_EMPLOYEES);
+      return inTransaction(ctx, (tx, now) =>
+        inviteEmployees(tx, now, {
+          companyId: person.companyId,
+          workplaceId: request.body.workplaceId ?? null,
+          publicBaseUrl: services.urls.publicBaseUrl,
+        }),
+      );
+    },
+  );
+}
+
+/** The admin API's correction requests and "invite everyone" (issue 35). */
+export const correctionRequestAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  const context = routeContext(app);
+  listRoute(app, context);
+  decideRoutes(app, context);
+  inviteRoute(app, context);
+};

@@ -1,0 +1,62 @@
+import { type Kysely, sql } from 'kysely';
+
+/*
+ * Self-service (issue 35, items 1-3):
+ * - companies.web_clock (0/1, off by default): whether people linked to employees may punch from their
+ *   own browser (the personal web clock);
+ * - workplaces.web_clock_allowed_ips (comma-separated CIDR ranges, null: any address);
+ * - correction_requests: an employee's request to correct an entry (or to add a missing one), decided
+ *   by a manager. A partial unique index allows one waiting request per entry; a decision is a
+ *   conditional update of a row still `requested`, so a request is decided once.
+ */
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('companies')
+    .addColumn('web_clock', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema.alterTable('workplaces').addColumn('web_clock_allowed_ips', 'text').execute();
+  await db.schema
+    .createTable('correction_requests')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
+    .addColumn('employee_id', 'text', (c) => c.notNull().references('employees.id'))
+    .addColumn('time_entry_id', 'text')
+    .addColumn('date', 'text', (c) => c.notNull())
+    .addColumn('proposed_clock_in', 'text')
+    .addColumn('proposed_clock_out', 'text')
+    .addColumn('proposed_break_minutes', 'integer')
+    .addColumn('reason', 'text', (c) => c.notNull())
+    .addColumn('status', 'text', (c) => c.notNull())
+    .addColumn('requested_by', 'text', (c) => c.notNull())
+    .addColumn('decided_by_kind', 'text')
+    .addColumn('decided_by_id', 'text')
+    .addColumn('decided_by_name', 'text')
+    .addColumn('decided_at', 'text')
+    .addColumn('decision_reason', 'text')
+    .addColumn('created_at', 'text', (c) => c.notNull())
+    .addColumn('updated_at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('correction_requests_company_status_idx')
+    .on('correction_requests')
+    .columns(['company_id', 'status', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('correction_requests_employee_idx')
+    .on('correction_requests')
+    .columns(['employee_id', 'created_at', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('correction_requests_open_entry_key')
+    .on('correction_requests')
+    .column('time_entry_id')
+    .unique()
+    .where(sql.ref('status'), '=', sql.lit('requested'))
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropTable('correction_requests').execute();
+  await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
+  await db.schema.alterTable('companies').dropColumn('web_clock').execute();
+}
