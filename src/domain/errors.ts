@@ -150,6 +150,16 @@ export const ERROR_CATALOGUE = {
     code: 6003,
     title: 'Too many wrong PINs: this PIN (or this device) is locked for a while',
   },
+  badge_locked: {
+    status: 429,
+    code: 6004,
+    title: 'Too many unknown badges at this device: its badges are refused for a while',
+  },
+  kiosk_badge_only: {
+    status: 403,
+    code: 6005,
+    title: "This workplace's kiosk identifies by badge only: no PINs",
+  },
   // Self-service (issue 35): 6050-6099.
   not_an_employee: {
     status: 403,

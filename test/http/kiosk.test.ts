@@ -171,7 +171,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('kiosk devices on
       const found = await call(suite.server, token, 'POST', IDENTIFY, { badge: 'EXT-0' });
       expect(found.status).toBe(200);
       expect(JSON.parse(found.text)).toEqual({
-        employee: { id: tenant.employeeId, externalId: 'EXT-0' },
+        employee: { id: tenant.employeeId, externalId: null },
         displayName: 'First0 Last0',
         state: { clockedIn: false, onBreak: false, since: null },
       });

@@ -1,7 +1,7 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { createWorkplace } from '../../src/modules/companies/service.js';
 import { createEmployee } from '../../src/modules/employees/changes.js';
-import { setEmployeePin } from '../../src/modules/devices/pins.js';
+import { hashPin, setEmployeePin } from '../../src/modules/devices/pins.js';
 import { enrolDevice } from '../../src/modules/devices/service.js';
 import type { CompanyFixture, TestServer } from './server.js';
 
@@ -29,7 +29,8 @@ export async function enrolledDevice(server: TestServer, workplaceId: string, na
 }
 
 export async function setPin(server: TestServer, employeeId: string, pin: string) {
-  return inTransaction(server.ctx, (tx, now) => setEmployeePin(tx, now, employeeId, pin));
+  const hashed = await hashPin(pin);
+  return inTransaction(server.ctx, (tx, now) => setEmployeePin(tx, now, employeeId, hashed));
 }
 
 /** A second workplace of the fixture's company with one employee (badge OTHER-1). */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { admin, readHiddenLine } from '../io.js';
 import { inTransaction } from '../../modules/context.js';
-import { setEmployeePin } from '../../modules/devices/pins.js';
+import { hashPin, setEmployeePin } from '../../modules/devices/pins.js';
 import { enrolDevice, listDevices, revokeDevice, setKioskBadgeOnly } from '../../modules/devices/service.js';
 import { requireOnOff } from '../../shared/input-checks.js';
 
@@ -78,7 +78,8 @@ export function registerDeviceCommands(program: Command): void {
       .argument('<id>', 'employee id'),
     async (ctx, _config, [id]) => {
       const pin = (await readHiddenLine('PIN: ')).trim();
-      return inTransaction(ctx, (tx, now) => setEmployeePin(tx, now, id!, pin));
+      const hashed = await hashPin(pin);
+      return inTransaction(ctx, (tx, now) => setEmployeePin(tx, now, id!, hashed));
     },
     (r) => `PIN set for employee ${r.id}`,
   );

@@ -111,13 +111,14 @@ function issueTokenRoute(
           "Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. " +
           'A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: ' +
           'it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. ' +
-          'A revoked device is refused here and its token stops at once (`401 invalid_token`).',
+          'A revoked device is refused here (`401 invalid_client`) and its token stops at once (`401 invalid_token`). ' +
+          "While the company's API access is switched off a device's credential is answered `400 unauthorized_client` (it stays valid: keep it and try again later; a token already issued is `403 forbidden`).",
         tags: ['Authentication'],
         // The secret goes in the form body or as the HTTP Basic password.
         security: [{ clientBasic: [] }, {}],
         response: {
           200: described(TokenResponseSchema, 'An access token'),
-          400: oauthErrorSchema(['invalid_request', 'unsupported_grant_type']),
+          400: oauthErrorSchema(['invalid_request', 'unsupported_grant_type', 'unauthorized_client']),
           401: oauthErrorSchema(['invalid_client']),
           429: oauthErrorSchema(['rate_limited']),
           500: oauthErrorSchema(['server_error']),
@@ -185,7 +186,14 @@ async function deviceToken(
   if (!proven)
     return oauthError(reply, 401, 'invalid_client', 'client authentication failed', read.basicChallenge);
   const result = await exchangeDeviceForToken(services.ctx, services.tokens, lookup.device);
-  if (!result.ok) return oauthError(reply, 401, 'invalid_client', result.description, read.basicChallenge);
+  if (!result.ok)
+    return oauthError(
+      reply,
+      result.status,
+      result.error,
+      result.description,
+      result.status === 401 ? read.basicChallenge : {},
+    );
   services.metrics.tokensIssued.inc();
   return reply
     .code(200)

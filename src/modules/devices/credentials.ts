@@ -29,22 +29,34 @@ export async function findDeviceForCredentials(
   return { kind: 'found', device, proven: deviceSecretMatches(credentials.secret, device.secret_hash) };
 }
 
+/**
+ * A refusal is `invalid_client` (401) when the device is revoked: the app forgets its credential.
+ * While the company's API access is off the credential stays good: `unauthorized_client` (400), a
+ * distinct answer, so the app keeps its credential and its queue and tries again later.
+ */
 export type DeviceTokenResult =
-  { ok: true; accessToken: string; expiresIn: number } | { ok: false; description: string };
+  | { ok: true; accessToken: string; expiresIn: number }
+  | { ok: false; status: 400 | 401; error: 'invalid_client' | 'unauthorized_client'; description: string };
 
 export async function exchangeDeviceForToken(
   ctx: AppContext,
   tokens: TokenService,
   device: DeviceRow,
 ): Promise<DeviceTokenResult> {
-  if (device.revoked_at !== null) return { ok: false, description: 'the device has been revoked' };
+  if (device.revoked_at !== null)
+    return { ok: false, status: 401, error: 'invalid_client', description: 'the device has been revoked' };
   const company = await ctx.database.db
     .selectFrom('companies')
     .select('api_access')
     .where('id', '=', device.company_id)
     .executeTakeFirst();
   if (!company || company.api_access !== 1)
-    return { ok: false, description: 'API access is switched off for the company' };
+    return {
+      ok: false,
+      status: 400,
+      error: 'unauthorized_client',
+      description: "API access is switched off for the company; the device's credential stays valid",
+    };
   const { token, expiresIn } = await tokens.issue({
     principal: 'device',
     subject: device.id,

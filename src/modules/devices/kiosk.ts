@@ -1,5 +1,5 @@
 import { ApiError, validationError } from '../../domain/errors.js';
-import { checkPin } from './pins.js';
+import { checkBadge, checkPin } from './pins.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import { type Executor } from '../../platform/db/database.js';
@@ -29,6 +29,8 @@ function workplaceEmployees(db: Executor, companyId: string, workplaceId: string
     .select(['id', 'external_id', 'first_name', 'last_name'])
     .where('company_id', '=', companyId)
     .where('workplace_id', '=', workplaceId)
+    // A device acts only for active employees (not inactive, suspended or terminated ones).
+    .where('status', '=', 'active')
     .where('deleted_at', 'is', null);
 }
 
@@ -40,9 +42,7 @@ export async function kioskEmployees(ctx: AppContext, principal: Principal) {
     .where('id', '=', device.workplaceId)
     .executeTakeFirst();
   if (!workplace || workplace.kiosk_badge_only === 1) return { items: [] };
-  const rows = await workplaceEmployees(ctx.database.db, principal.companyId, device.workplaceId)
-    .where('status', '=', 'active')
-    .execute();
+  const rows = await workplaceEmployees(ctx.database.db, principal.companyId, device.workplaceId).execute();
   const items = rows.map((row) => ({ id: row.id, displayName: displayName(row) }));
   items.sort((a, b) => a.displayName.localeCompare(b.displayName) || a.id.localeCompare(b.id));
   return { items };
@@ -81,16 +81,31 @@ export async function identify(
     throw validationError([
       { field: 'badge', message: 'send either badge, or employeeId and pin', code: 'one_of' },
     ]);
-  let query = workplaceEmployees(db, principal.companyId, device.workplaceId);
+  let employee;
   if (byBadge) {
+    // Unknown badges are counted per device (and refused past the limit): no enumerating badges.
     const badge = body.badge!.trim();
-    if (badge === '' || !isStorableText(badge)) throw notHere();
-    query = query.where('external_id', '=', badge);
+    employee = await checkBadge(ctx, { companyId: principal.companyId, deviceId: principal.id }, (tx) =>
+      badge === '' || !isStorableText(badge)
+        ? Promise.resolve(undefined)
+        : workplaceEmployees(tx, principal.companyId, device.workplaceId)
+            .where('external_id', '=', badge)
+            .executeTakeFirst(),
+    );
   } else {
+    // A badge-only workplace takes no PINs (before any PIN is counted or checked).
+    const workplace = await db
+      .selectFrom('workplaces')
+      .select('kiosk_badge_only')
+      .where('id', '=', device.workplaceId)
+      .executeTakeFirst();
+    if (!workplace || workplace.kiosk_badge_only === 1)
+      throw new ApiError('kiosk_badge_only', "this workplace's kiosk identifies by badge only");
     if (!/^[0-9a-fA-F-]{36}$/.test(body.employeeId!)) throw notHere();
-    query = query.where('id', '=', body.employeeId!.toLowerCase());
+    employee = await workplaceEmployees(db, principal.companyId, device.workplaceId)
+      .where('id', '=', body.employeeId!.toLowerCase())
+      .executeTakeFirst();
   }
-  const employee = await query.executeTakeFirst();
   if (!employee) throw notHere();
   if (!byBadge)
     await checkPin(
@@ -99,7 +114,8 @@ export async function identify(
       body.pin!,
     );
   return {
-    employee: { id: employee.id, externalId: employee.external_id },
+    // The external id (the badge) is never told to a device, even for an employee it identified by PIN.
+    employee: { id: employee.id, externalId: null },
     displayName: displayName(employee),
     state: await employeeState(db, principal.companyId, employee.id),
   };

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { ApiError, validationError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { auditBase, recordAudit } from '../audit/queries.js';
@@ -19,19 +20,35 @@ export const PIN_PATTERN = /^\d{4,8}$/;
 export const EMPLOYEE_PIN_LIMIT = 5;
 export const DEVICE_PIN_LIMIT = 20;
 export const PIN_LOCK_MS = 15 * 60_000;
-/** Checked against an employee without a PIN, so both take the same time. */
-const NO_PIN_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA';
+/**
+ * Checked against an employee without a PIN, so both take the same time: made by hashPassword itself
+ * (once, on first use), so its scrypt parameters are always those of a real PIN's hash.
+ */
+let noPinHash: Promise<string> | null = null;
+export function dummyPinHash(): Promise<string> {
+  noPinHash ??= hashPassword(randomBytes(16).toString('hex'));
+  return noPinHash;
+}
 
-/** `employee set-pin ID` (and the console): the PIN replaces any earlier one. */
+/** A PIN checked and hashed, before any transaction opens (scrypt takes ~100 ms: no writer waits on it). */
+export interface HashedPin {
+  readonly pinHash: string;
+}
+
+export async function hashPin(pin: string): Promise<HashedPin> {
+  if (!PIN_PATTERN.test(pin))
+    throw validationError([{ field: 'pin', message: 'must be 4 to 8 digits', code: 'format' }]);
+  return { pinHash: await hashPassword(pin) };
+}
+
+/** `employee set-pin ID` (and the console): the PIN (hashed by hashPin) replaces any earlier one. */
 export async function setEmployeePin(
   tx: Tx,
   now: number,
   employeeId: string,
-  pin: string,
+  pin: HashedPin,
   actor: Actor = CLI_ACTOR,
 ) {
-  if (!PIN_PATTERN.test(pin))
-    throw validationError([{ field: 'pin', message: 'must be 4 to 8 digits', code: 'format' }]);
   const id = requireUuid(employeeId, 'employee id');
   const employee = await tx
     .selectFrom('employees')
@@ -41,7 +58,7 @@ export async function setEmployeePin(
     .executeTakeFirst();
   if (!employee) throw notFound('employee', employeeId);
   const at = new Date(now).toISOString();
-  const pinHash = await hashPassword(pin);
+  const { pinHash } = pin;
   await tx
     .insertInto('employee_pins')
     .values({ employee_id: employee.id, company_id: employee.company_id, pin_hash: pinHash, set_at: at })
@@ -57,7 +74,8 @@ export async function setEmployeePin(
 }
 
 /** The console's door: an employee of the person's own company. */
-export function consoleSetPin(ctx: AppContext, person: ConsolePerson, employeeId: string, pin: string) {
+export async function consoleSetPin(ctx: AppContext, person: ConsolePerson, employeeId: string, pin: string) {
+  const hashed = await hashPin(pin);
   return inTransaction(ctx, async (tx, now) => {
     const employee = await tx
       .selectFrom('employees')
@@ -67,7 +85,7 @@ export function consoleSetPin(ctx: AppContext, person: ConsolePerson, employeeId
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!employee) throw notInYourCompany('employee');
-    return setEmployeePin(tx, now, employee.id, pin, actorOf(person));
+    return setEmployeePin(tx, now, employee.id, hashed, actorOf(person));
   });
 }
 
@@ -201,7 +219,63 @@ export async function checkPin(ctx: AppContext, a: Attempt, pin: string): Promis
   await beginAttempt(ctx, a);
   const stored = await pinHashOf(ctx.database.db, a.employeeId);
   const right =
-    PIN_PATTERN.test(pin) && (await verifyPassword(pin, stored?.pin_hash ?? NO_PIN_HASH)) && !!stored;
+    PIN_PATTERN.test(pin) && (await verifyPassword(pin, stored?.pin_hash ?? (await dummyPinHash()))) && !!stored;
   await endAttempt(ctx, a, right);
   if (!right) throw new ApiError('invalid_pin', 'the PIN is wrong');
+}
+
+/*
+ * Unknown badges (review #2): a badge is the employee's external id, so a device's token could try
+ * badges until one is known. Unknown badges are counted per device in the database: at 20 within 15
+ * minutes the device's badges are all refused (429 badge_locked, Retry-After) until the oldest of
+ * them is 15 minutes old. Counted and checked under the device's row lock, so parallel tries cannot
+ * pass the limit.
+ */
+export const BADGE_FAILURE_LIMIT = 20;
+export const BADGE_WINDOW_MS = 15 * 60_000;
+
+/**
+ * Looks a badge up at a device: `find` runs inside the transaction that counts; an unknown badge
+ * (find answers undefined) is recorded. Refused with 429 badge_locked while the limit is reached.
+ */
+export async function checkBadge<T>(
+  ctx: AppContext,
+  device: { companyId: string; deviceId: string },
+  find: (tx: Tx) => Promise<T | undefined>,
+): Promise<T | undefined> {
+  return inTransaction(ctx, async (tx, now) => {
+    await lockDeviceRow(tx, device.deviceId);
+    const windowStart = new Date(now - BADGE_WINDOW_MS).toISOString();
+    const recent = await tx
+      .selectFrom('kiosk_badge_failures')
+      .select('at')
+      .where('device_id', '=', device.deviceId)
+      .where('at', '>', windowStart)
+      .orderBy('at', 'desc')
+      .limit(BADGE_FAILURE_LIMIT)
+      .execute();
+    if (recent.length >= BADGE_FAILURE_LIMIT) {
+      // The 20th most recent ages out of the window first: then one badge may be tried again.
+      const freeAt = Date.parse(recent[BADGE_FAILURE_LIMIT - 1]!.at) + BADGE_WINDOW_MS;
+      const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
+      throw new ApiError(
+        'badge_locked',
+        `too many unknown badges at this device; badges are refused here for ${Math.ceil(seconds / 60)} minutes`,
+        null,
+        { 'retry-after': String(seconds) },
+      );
+    }
+    const found = await find(tx);
+    if (found === undefined)
+      await tx
+        .insertInto('kiosk_badge_failures')
+        .values({
+          id: newId(),
+          company_id: device.companyId,
+          device_id: device.deviceId,
+          at: new Date(now).toISOString(),
+        })
+        .execute();
+    return found;
+  });
 }

@@ -6,6 +6,7 @@ import { described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 import { identify, kioskEmployees } from './kiosk.js';
+import { dummyPinHash } from './pins.js';
 import {
   DeviceCredentialSchema,
   EnrolBodySchema,
@@ -92,6 +93,8 @@ function identifyRoute(app: TypeBoxApp) {
           "A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). " +
           'An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. ' +
           "5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. " +
+          'At a badge-only workplace (`kioskBadgeOnly`) the PIN form is `403 kiosk_badge_only`. ' +
+          'Unknown badges are counted per device: after 20 within 15 minutes every badge is refused at this device with `429 badge_locked` and `Retry-After` (the seconds until the oldest of them is 15 minutes old). ' +
           'PIN attempts are also limited per client address.',
         tags: ['Kiosk'],
         security: deviceSecurity(),
@@ -105,6 +108,8 @@ function identifyRoute(app: TypeBoxApp) {
             'employee_not_found',
             'validation_failed',
             'pin_locked',
+            'badge_locked',
+            'kiosk_badge_only',
             'rate_limited',
             ...BODY_ERRORS,
           ]),
@@ -121,6 +126,9 @@ function identifyRoute(app: TypeBoxApp) {
 }
 
 export const devicePublicRoutes: FastifyPluginAsyncTypebox = async (app) => {
+  // The stand-in hash for an employee without a PIN, made at start-up (not on the first check, which
+  // would then take longer than the others).
+  void dummyPinHash();
   enrolRoute(app);
   employeesRoute(app);
   identifyRoute(app);

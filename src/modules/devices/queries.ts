@@ -98,6 +98,15 @@ export async function flagEntry(tx: Tx, entryId: string, flags: string[]): Promi
     .execute();
 }
 
+/** A punch once refused and later stored (sent again with the same key): no longer a refusal. */
+export async function deleteRefusal(db: Executor, deviceId: string, idempotencyKey: string): Promise<void> {
+  await db
+    .deleteFrom('device_refusals')
+    .where('device_id', '=', deviceId)
+    .where('idempotency_key', '=', idempotencyKey)
+    .execute();
+}
+
 export async function insertRefusal(
   db: Executor,
   row: {

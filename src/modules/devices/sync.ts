@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import { flagEntry, insertRefusal, recordClockOffset, touchDevice } from './queries.js';
+import { deleteRefusal, flagEntry, insertRefusal, recordClockOffset, touchDevice } from './queries.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import { type Tx } from '../../platform/db/database.js';
@@ -80,7 +80,14 @@ export async function flagSkewedPunch(
   await flagEntry(tx, outcome.body.timeEntryId, [CLOCK_SKEW_FLAG]);
 }
 
-/** A punch of a device's batch that was refused, kept for the administrator (once per idempotency key). */
+/** Refusals that say "not now" rather than "never": the device sends the punch again, not a refusal. */
+const TRANSIENT_ERRORS: readonly string[] = ['idempotency_in_flight', 'rate_limited', 'service_unavailable'];
+
+/**
+ * A punch of a device's batch that was refused, kept for the administrator (once per idempotency
+ * key); a transient refusal (409 idempotency_in_flight, …) is not kept, and a punch stored after an
+ * earlier refusal under the same key takes that refusal away.
+ */
 export async function recordRefusedPunch(
   ctx: AppContext,
   principal: Principal,
@@ -88,7 +95,11 @@ export async function recordRefusedPunch(
   idempotencyKey: string | null,
   settled: { status: number; body: string },
 ): Promise<void> {
-  if (principal.kind !== 'device' || settled.status < 400) return;
+  if (principal.kind !== 'device') return;
+  if (settled.status < 400) {
+    if (idempotencyKey !== null) await deleteRefusal(ctx.database.db, principal.id, idempotencyKey);
+    return;
+  }
   let error = 'refused';
   let detail: string | null = null;
   try {
@@ -98,6 +109,7 @@ export async function recordRefusedPunch(
   } catch {
     // Not a problem document: the status says enough.
   }
+  if (TRANSIENT_ERRORS.includes(error) || settled.status >= 500) return;
   const employeeId = event.employee.id ?? null;
   await insertRefusal(ctx.database.db, {
     id: newId(),

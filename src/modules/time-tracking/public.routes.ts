@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import type { Tx } from '../../platform/db/database.js';
-import { type FieldError, validationError } from '../../domain/errors.js';
+import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
 import { idempotentLongWrite, idempotentWrite, type WriteOutcome } from '../../http/plugins/idempotency.js';
@@ -77,6 +77,24 @@ function deviceEvent<E extends { deviceId?: string | null }>(principal: Principa
   return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
 }
 
+/**
+ * A kiosk device may not dry-run a punch (issue 35): a dry run answers an employee's clock state
+ * without a badge or PIN, so a device's token could read every colleague's state by trying toggles.
+ */
+function refuseDeviceDryRun(principal: Principal, dryRun: boolean): void {
+  if (dryRun && principal.kind === 'device')
+    throw new ApiError('insufficient_scope', "a kiosk device's token may not use X-Service-Dry-Run");
+}
+
+/** An answer to a kiosk device names the employee by id only: the external id (the badge) stays out. */
+function forPrincipal<O extends { body: { employee: { externalId: string | null } } }>(
+  principal: Principal,
+  outcome: O,
+): O {
+  if (principal.kind !== 'device') return outcome;
+  return { ...outcome, body: { ...outcome.body, employee: { ...outcome.body.employee, externalId: null } } };
+}
+
 /** What the routes below share, made once per registration. */
 function timeTrackingRouteContext(app: TypeBoxApp) {
   const { services } = app;
@@ -103,7 +121,7 @@ function recordClockEventRoute(
           "`occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. " +
           '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
           'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). ' +
-          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`.",
+          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).",
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: WriteHeadersSchema,
@@ -122,6 +140,7 @@ function recordClockEventRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
+      refuseDeviceDryRun(principal, dryRun);
       const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const body = deviceEvent(principal, request.body);
       return idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
@@ -130,7 +149,7 @@ function recordClockEventRoute(
           detectDuplicates,
         });
         await flagSkewedPunch(tx, clockOffset, outcome);
-        return outcome;
+        return forPrincipal(principal, outcome);
       });
     },
   );
@@ -185,7 +204,7 @@ function recordClockEventsRoute(
           "An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); " +
           'an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. ' +
           "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. " +
-          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`. " +
+          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). " +
           'It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.',
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
@@ -210,6 +229,7 @@ function recordClockEventsRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
+      refuseDeviceDryRun(principal, dryRun);
       const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
       return idempotentLongWrite(request, reply, { dryRun }, async () => {
@@ -221,7 +241,7 @@ function recordClockEventsRoute(
           });
           // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
           await flagSkewedPunch(tx, clockOffset, outcome);
-          return outcome;
+          return forPrincipal(principal, outcome);
         });
         const settled = await settleWrites(
           request,

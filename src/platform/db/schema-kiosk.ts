@@ -41,6 +41,14 @@ export interface KioskPinFailuresTable {
   at: string;
 }
 
+/** An unknown badge typed at a device (review #2): at most 20 per device in 15 minutes. */
+export interface KioskBadgeFailuresTable {
+  id: string;
+  company_id: string;
+  device_id: string;
+  at: string;
+}
+
 export interface KioskPinLocksTable {
   id: string;
   company_id: string;

@@ -9,6 +9,7 @@ import type {
   DeviceRefusalsTable,
   DevicesTable,
   EmployeePinsTable,
+  KioskBadgeFailuresTable,
   KioskPinFailuresTable,
   KioskPinLocksTable,
 } from './schema-kiosk.js';
@@ -473,6 +474,7 @@ export interface Schema {
   employee_pins: EmployeePinsTable;
   kiosk_pin_failures: KioskPinFailuresTable;
   kiosk_pin_locks: KioskPinLocksTable;
+  kiosk_badge_failures: KioskBadgeFailuresTable;
   device_refusals: DeviceRefusalsTable;
   correction_requests: CorrectionRequestsTable;
 }

@@ -69,6 +69,7 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'employee_pins', key: ['employee_id'] },
   { name: 'kiosk_pin_failures', key: ['id'] },
   { name: 'kiosk_pin_locks', key: ['id'] },
+  { name: 'kiosk_badge_failures', key: ['id'] },
   { name: 'device_refusals', key: ['id'] },
   // Issue 35 (migration 0014).
   { name: 'correction_requests', key: ['id'] },

@@ -14,6 +14,7 @@ import { type Kysely } from 'kysely';
  * - kiosk_pin_failures: wrong PINs (per device and employee), kiosk_pin_locks: a lock-out of one
  *   employee's PIN at a device (employee_id set) or of the whole device (employee_id null), until
  *   `locked_until`. In the database, so every instance sees the same count.
+ * - kiosk_badge_failures: unknown badges typed at a device (20 in 15 minutes refuse its badges).
  * - device_refusals: punches a kiosk sent that were refused (for the administrator).
  */
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -104,6 +105,18 @@ async function createPinTables(db: Kysely<unknown>): Promise<void> {
     .on('kiosk_pin_locks')
     .columns(['device_id', 'locked_until'])
     .execute();
+  await db.schema
+    .createTable('kiosk_badge_failures')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('company_id', 'text', (c) => c.notNull().references('companies.id'))
+    .addColumn('device_id', 'text', (c) => c.notNull().references('devices.id'))
+    .addColumn('at', 'text', (c) => c.notNull())
+    .execute();
+  await db.schema
+    .createIndex('kiosk_badge_failures_device_idx')
+    .on('kiosk_badge_failures')
+    .columns(['device_id', 'at'])
+    .execute();
 }
 
 async function createRefusals(db: Kysely<unknown>): Promise<void> {
@@ -137,6 +150,7 @@ async function createRefusals(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable('device_refusals').execute();
+  await db.schema.dropTable('kiosk_badge_failures').execute();
   await db.schema.dropTable('kiosk_pin_locks').execute();
   await db.schema.dropTable('kiosk_pin_failures').execute();
   await db.schema.alterTable('time_entries').dropColumn('review_flags').execute();
