@@ -107,6 +107,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
       const badOnOff = await runCli(database.url, 'device', 'badge-only', workplace.id, 'maybe');
       expect(badOnOff.code).toBe(1);
+      // Review #11: a real workplace field, shown and set by `workplace update`.
+      expect(await json('workplace', 'update', workplace.id, '--kiosk-badge-only', 'off')).toMatchObject({
+        id: workplace.id,
+        kioskBadgeOnly: false,
+      });
+      expect(await json('workplace', 'update', workplace.id, '--kiosk-badge-only', 'on')).toMatchObject({
+        id: workplace.id,
+        kioskBadgeOnly: true,
+      });
+      const badFlag = await runCli(database.url, 'workplace', 'update', workplace.id, '--kiosk-badge-only', 'maybe');
+      expect(badFlag.code).toBe(1);
+      expect(badFlag.stderr).toMatch(/--kiosk-badge-only must be on or off/);
 
       const schedule = (await json('schedule', 'create', '--company', company.id, '--name', 'Full')) as {
         id: string;

@@ -157,8 +157,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           method: 'POST',
           json: { workplaceId: a.workplaceId, name: 'Sneaky' },
         }),
-        422,
-        'validation_failed',
+        404,
+        'not_found',
       );
       await expectProblem(
         await beta.request(`/employees/${a.employees[0]!.id}/pin`, { method: 'PUT', json: { pin: '1234' } }),
@@ -170,8 +170,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           method: 'PUT',
           json: { kioskBadgeOnly: true },
         }),
-        422,
-        'validation_failed',
+        404,
+        'not_found',
       );
     });
 
@@ -209,6 +209,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       ).toEqual({ id: a.workplaceId, name: 'Site', kioskBadgeOnly: true });
       const names = await server.request('/api/public/v1/kiosk/employees', { token });
       expect(await names.json()).toEqual({ items: [] });
+      // Review #11: the switch is a workplace field, shown in the admin workplace list.
+      const reader = await signedIn(a.companyId, '52');
+      const workplaces = await json<{ items: Json[] }>(await reader.request('/workplaces'), 200);
+      expect(workplaces.items.find((w) => w.id === a.workplaceId)).toMatchObject({ kioskBadgeOnly: true });
     });
 
     it('PIN attempts are limited per address', async () => {

@@ -65,7 +65,16 @@ export const UpdateCompanyBodySchema = Type.Object(
 );
 
 export const WorkplaceListSchema = Type.Object({
-  items: Type.Array(Type.Object({ id: Guid, name: Type.String(), timeZone: NullableOut(Type.String()) })),
+  items: Type.Array(
+    Type.Object({
+      id: Guid,
+      name: Type.String(),
+      timeZone: NullableOut(Type.String()),
+      kioskBadgeOnly: Type.Boolean({
+        description: 'the kiosk (issue 35) lists no names and takes no PINs here: badges only',
+      }),
+    }),
+  ),
 });
 
 export const ScheduleListSchema = Type.Object({

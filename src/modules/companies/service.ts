@@ -339,7 +339,14 @@ export function changeCompany(
 
 export async function listWorkplaces(ctx: AppContext, person: ConsolePerson) {
   const rows = await listWorkplacesOfCompany(ctx.database.db, person.companyId);
-  return { items: rows.map((row) => ({ id: row.id, name: row.name, timeZone: row.time_zone })) };
+  return {
+    items: rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      timeZone: row.time_zone,
+      kioskBadgeOnly: row.kiosk_badge_only === 1,
+    })),
+  };
 }
 
 export async function listSchedules(ctx: AppContext, person: ConsolePerson) {

@@ -57,7 +57,10 @@ export const deviceAdminRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'A device of a workplace and its enrolment code, single-use and valid 15 minutes, shown in this answer only. Permission 92.',
         tags,
         body: EnrolDeviceBodySchema,
-        response: { 201: EnrolmentSchema, ...sessionErrors(['forbidden', 'validation_failed'], true) },
+        response: {
+          201: EnrolmentSchema,
+          ...sessionErrors(['forbidden', 'not_found', 'validation_failed'], true),
+        },
       },
     },
     async (request, reply) => {
@@ -122,7 +125,10 @@ function kioskSettingRoutes(app: TypeBoxApp) {
         tags,
         params: IdParamsSchema,
         body: BadgeOnlyBodySchema,
-        response: { 200: BadgeOnlyResultSchema, ...sessionErrors(['forbidden', 'validation_failed'], true) },
+        response: {
+          200: BadgeOnlyResultSchema,
+          ...sessionErrors(['forbidden', 'not_found', 'validation_failed'], true),
+        },
       },
     },
     async (request) =>

@@ -200,7 +200,8 @@ async function requireOwnWorkplace(db: Executor, person: ConsolePerson, workplac
     .where('id', '=', workplaceId.toLowerCase())
     .where('company_id', '=', person.companyId)
     .executeTakeFirst();
-  if (!row) throw invalid('workplaceId: not a workplace of your company');
+  // Another company's workplace is not found, as on every device route (not a 422).
+  if (!row) throw notInYourCompany('workplace');
   return row;
 }
 
