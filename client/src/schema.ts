@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key for an access token
-         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. A revoked device is refused here and its token stops at once (`401 invalid_token`).
+         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. A revoked device is refused here (`401 invalid_client`) and its token stops at once (`401 invalid_token`). While the company's API access is switched off a device's credential is answered `400 unauthorized_client` (it stays valid: keep it and try again later; a token already issued is `403 forbidden`).
          */
         post: operations["issueToken"];
         delete?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Record a clock event (clock_in, clock_out or toggle)
-         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`.
+         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).
          */
         post: operations["recordClockEvent"];
         delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 100 clock events in one request
-         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`. It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
+         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
          */
         post: operations["recordClockEvents"];
         delete?: never;
@@ -807,7 +807,7 @@ export interface paths {
         put?: never;
         /**
          * Identify an employee at a kiosk by badge or PIN
-         * @description A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. 5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. PIN attempts are also limited per client address.
+         * @description A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. 5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. At a badge-only workplace (`kioskBadgeOnly`) the PIN form is `403 kiosk_badge_only`. Unknown badges are counted per device: after 20 within 15 minutes every badge is refused at this device with `429 badge_locked` and `Retry-After` (the seconds until the oldest of them is 15 minutes old). PIN attempts are also limited per client address.
          */
         post: operations["identifyAtKiosk"];
         delete?: never;
@@ -2256,7 +2256,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: invalid_request, unsupported_grant_type */
+            /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: invalid_request, unsupported_grant_type, unauthorized_client */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2271,7 +2271,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_request" | "unsupported_grant_type";
+                        error: "invalid_request" | "unsupported_grant_type" | "unauthorized_client";
                         error_description: string;
                     };
                 };
@@ -2955,6 +2955,10 @@ export interface operations {
                 "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3246,6 +3250,10 @@ export interface operations {
                 "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12655,7 +12663,12 @@ export interface operations {
     listKioskEmployees: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12807,7 +12820,12 @@ export interface operations {
     identifyAtKiosk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -12873,7 +12891,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: forbidden, insufficient_scope */
+            /** @description Problem details; error: forbidden, insufficient_scope, kiosk_badge_only */
             403: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -12891,9 +12909,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "forbidden" | "insufficient_scope";
+                        error?: "forbidden" | "insufficient_scope" | "kiosk_badge_only";
                         /** @enum {integer} */
-                        code?: 1404 | 1403;
+                        code?: 1404 | 1403 | 6005;
                     };
                 };
             };
@@ -12989,7 +13007,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: rate_limited, pin_locked */
+            /** @description Problem details; error: rate_limited, pin_locked, badge_locked */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -13007,9 +13025,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "rate_limited" | "pin_locked";
+                        error?: "rate_limited" | "pin_locked" | "badge_locked";
                         /** @enum {integer} */
-                        code?: 1429 | 6003;
+                        code?: 1429 | 6003 | 6004;
                     };
                 };
             };

@@ -302,4 +302,24 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('kiosk review fix
       expect(row.pin_hash).toBe(hashed.pinHash);
     });
   });
+
+  describe("#6 the device's headers are in the public description", () => {
+    it('X-Device-Clock and X-Kiosk-Queue are declared on the punch routes and the kiosk operations', async () => {
+      const response = await suite.server.request('/api/public/v1/openapi.json');
+      const document = (await response.json()) as {
+        paths: Record<string, Record<string, { parameters?: { in: string; name: string; description?: string }[] }>>;
+      };
+      for (const [path, method] of [
+        ['/api/public/v1/time-clock/events', 'post'],
+        ['/api/public/v1/time-clock/events/batch', 'post'],
+        ['/api/public/v1/kiosk/employees', 'get'],
+        ['/api/public/v1/kiosk/identify', 'post'],
+      ] as const) {
+        const headers = (document.paths[path]![method]!.parameters ?? []).filter((p) => p.in === 'header');
+        const names = headers.map((p) => p.name.toLowerCase());
+        expect(names, `${method} ${path}`).toEqual(expect.arrayContaining(['x-device-clock', 'x-kiosk-queue']));
+        expect(headers.find((p) => p.name.toLowerCase() === 'x-device-clock')!.description).toMatch(/2 minutes/);
+      }
+    });
+  });
 });

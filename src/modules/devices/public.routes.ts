@@ -9,6 +9,7 @@ import { identify, kioskEmployees } from './kiosk.js';
 import { dummyPinHash } from './pins.js';
 import {
   DeviceCredentialSchema,
+  DeviceHeadersSchema,
   EnrolBodySchema,
   IdentifyBodySchema,
   IdentifyResultSchema,
@@ -70,6 +71,7 @@ function employeesRoute(app: TypeBoxApp) {
           'empty when the workplace is badge-only (`kioskBadgeOnly`). Never who is clocked in.',
         tags: ['Kiosk'],
         security: deviceSecurity(),
+        headers: DeviceHeadersSchema,
         response: {
           200: described(KioskEmployeeListSchema, 'The names, alphabetically'),
           ...errorResponses(['invalid_token', 'insufficient_scope', 'rate_limited']),
@@ -98,6 +100,7 @@ function identifyRoute(app: TypeBoxApp) {
           'PIN attempts are also limited per client address.',
         tags: ['Kiosk'],
         security: deviceSecurity(),
+        headers: DeviceHeadersSchema,
         body: IdentifyBodySchema,
         response: {
           200: described(IdentifyResultSchema, 'The employee and their state'),

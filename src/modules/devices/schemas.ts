@@ -4,6 +4,26 @@ import { EmployeeRefSchema } from '../employees/schemas.js';
 
 /* Kiosk devices (issue 35): the public operations' and the console's shapes. */
 
+/**
+ * What a kiosk device tells the server on its requests (read in devices/sync.ts; documentation only,
+ * like every header schema: a value that does not parse is ignored, never refused).
+ */
+export const DeviceHeadersSchema = Type.Object({
+  'x-device-clock': Type.Optional(
+    Type.String({
+      description:
+        "A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). " +
+        'The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens.',
+    }),
+  ),
+  'x-kiosk-queue': Type.Optional(
+    Type.String({
+      description:
+        'How many punches wait in the kiosk\'s offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens.',
+    }),
+  ),
+});
+
 export const EnrolBodySchema = Type.Object(
   {
     code: Type.String({

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Tx } from '../../platform/db/database.js';
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
@@ -32,6 +32,7 @@ import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
 import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
 const WRITE_ERRORS = [
@@ -124,7 +125,7 @@ function recordClockEventRoute(
           "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).",
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
-        headers: WriteHeadersSchema,
+        headers: Type.Composite([WriteHeadersSchema, DeviceHeadersSchema]),
         body: ClockEventBodySchema,
         response: {
           200: described(
@@ -208,7 +209,7 @@ function recordClockEventsRoute(
           'It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.',
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
-        headers: WriteHeadersSchema,
+        headers: Type.Composite([WriteHeadersSchema, DeviceHeadersSchema]),
         body: ClockEventBatchBodySchema,
         response: {
           200: described(ClockEventBatchResultSchema, 'One result per event, in the order sent'),
