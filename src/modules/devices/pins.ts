@@ -279,3 +279,18 @@ export async function checkBadge<T>(
     return found;
   });
 }
+
+/** What the lock-outs no longer read: attempts and locks older than an hour (their window is 15 minutes). */
+export const KIOSK_ATTEMPTS_KEPT_MS = 60 * 60_000;
+
+/** Periodic cleanup (http/plugins/event-retention.ts): wrong PINs, unknown badges and ended locks. */
+export async function pruneKioskAttempts(ctx: AppContext): Promise<number> {
+  const before = new Date(ctx.now() - KIOSK_ATTEMPTS_KEPT_MS).toISOString();
+  const db = ctx.database.db;
+  const results = await Promise.all([
+    db.deleteFrom('kiosk_pin_failures').where('at', '<', before).executeTakeFirst(),
+    db.deleteFrom('kiosk_badge_failures').where('at', '<', before).executeTakeFirst(),
+    db.deleteFrom('kiosk_pin_locks').where('locked_until', '<', before).executeTakeFirst(),
+  ]);
+  return results.reduce((sum, result) => sum + Number(result.numDeletedRows), 0);
+}
