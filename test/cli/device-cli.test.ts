@@ -116,7 +116,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         id: workplace.id,
         kioskBadgeOnly: true,
       });
-      const badFlag = await runCli(database.url, 'workplace', 'update', workplace.id, '--kiosk-badge-only', 'maybe');
+      const badFlag = await runCli(
+        database.url,
+        'workplace',
+        'update',
+        workplace.id,
+        '--kiosk-badge-only',
+        'maybe',
+      );
       expect(badFlag.code).toBe(1);
       expect(badFlag.stderr).toMatch(/--kiosk-badge-only must be on or off/);
 

@@ -419,6 +419,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         'server_error',
         // The database away for a moment (issue 25): 503 with Retry-After, in OAuth's own form.
         'temporarily_unavailable',
+        // A kiosk device of a company whose API access is off (issue 35, review #3).
+        'unauthorized_client',
         'unsupported_grant_type',
       ]);
       expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);

@@ -207,7 +207,9 @@ function registerWorkingDayCommands(program: Command): void {
   admin(
     group('workplace')
       .command('update')
-      .description("change a workplace's holiday region, the addresses of its web clock and its kiosk's badge-only switch")
+      .description(
+        "change a workplace's holiday region, the addresses of its web clock and its kiosk's badge-only switch",
+      )
       .argument('<id>', 'workplace id')
       .option('--holiday-region <code|none>', 'region of its public holidays, e.g. DE-BY, US-CA, FR; or none')
       .option(
@@ -217,9 +219,14 @@ function registerWorkingDayCommands(program: Command): void {
       .option('--kiosk-badge-only <on|off>', 'the kiosk lists no names and takes no PINs: badges only'),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, async (tx, now) => {
-        if (f.holidayRegion === undefined && f.webClockAllowIp === undefined && f.kioskBadgeOnly === undefined)
+        if (
+          f.holidayRegion === undefined &&
+          f.webClockAllowIp === undefined &&
+          f.kioskBadgeOnly === undefined
+        )
           throw invalid('send --holiday-region, --web-clock-allow-ip or --kiosk-badge-only');
-        const badgeOnly = f.kioskBadgeOnly === undefined ? undefined : requireOnOff(f.kioskBadgeOnly, '--kiosk-badge-only');
+        const badgeOnly =
+          f.kioskBadgeOnly === undefined ? undefined : requireOnOff(f.kioskBadgeOnly, '--kiosk-badge-only');
         if (f.holidayRegion !== undefined) await setHolidayRegion(tx, now, id!, f.holidayRegion, CLI);
         if (f.webClockAllowIp !== undefined)
           await setWebClockAllowedIps(tx, now, id!, f.webClockAllowIp, CLI);

@@ -40,13 +40,7 @@ import {
   PlannedShiftInputSchema,
   PlannedShiftSchema,
 } from '../../modules/planned-shifts/schemas.js';
-import {
-  ActorSchema,
-  ClosePeriodBodySchema,
-  CorrectionBodySchema,
-  LockedPeriodSchema,
-  RevisionSchema,
-} from '../../modules/corrections/schemas.js';
+import { CORRECTION_NAMED_SCHEMAS } from '../../modules/corrections/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 import { CorrectionRequestSchema } from '../../modules/self-service/schemas.js';
 
@@ -184,11 +178,7 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
   AttendanceException: AttendanceExceptionSchema,
   // Corrections (issue 30).
-  TimeEntryCorrection: CorrectionBodySchema,
-  TimeEntryRevision: RevisionSchema,
-  Actor: ActorSchema,
-  LockedPeriod: LockedPeriodSchema,
-  PeriodClosing: ClosePeriodBodySchema,
+  ...CORRECTION_NAMED_SCHEMAS,
   ...ABSENCE_NAMED_SCHEMAS,
   // Self-service (issue 35): the data of the `correction.*` events and webhooks.
   CorrectionRequest: CorrectionRequestSchema,

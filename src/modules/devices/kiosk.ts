@@ -24,14 +24,16 @@ function displayName(row: { first_name: string | null; last_name: string | null 
 }
 
 function workplaceEmployees(db: Executor, companyId: string, workplaceId: string) {
-  return db
-    .selectFrom('employees')
-    .select(['id', 'external_id', 'first_name', 'last_name'])
-    .where('company_id', '=', companyId)
-    .where('workplace_id', '=', workplaceId)
-    // A device acts only for active employees (not inactive, suspended or terminated ones).
-    .where('status', '=', 'active')
-    .where('deleted_at', 'is', null);
+  return (
+    db
+      .selectFrom('employees')
+      .select(['id', 'external_id', 'first_name', 'last_name'])
+      .where('company_id', '=', companyId)
+      .where('workplace_id', '=', workplaceId)
+      // A device acts only for active employees (not inactive, suspended or terminated ones).
+      .where('status', '=', 'active')
+      .where('deleted_at', 'is', null)
+  );
 }
 
 export async function kioskEmployees(ctx: AppContext, principal: Principal) {

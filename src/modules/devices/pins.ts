@@ -219,7 +219,9 @@ export async function checkPin(ctx: AppContext, a: Attempt, pin: string): Promis
   await beginAttempt(ctx, a);
   const stored = await pinHashOf(ctx.database.db, a.employeeId);
   const right =
-    PIN_PATTERN.test(pin) && (await verifyPassword(pin, stored?.pin_hash ?? (await dummyPinHash()))) && !!stored;
+    PIN_PATTERN.test(pin) &&
+    (await verifyPassword(pin, stored?.pin_hash ?? (await dummyPinHash()))) &&
+    !!stored;
   await endAttempt(ctx, a, right);
   if (!right) throw new ApiError('invalid_pin', 'the PIN is wrong');
 }

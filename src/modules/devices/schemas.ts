@@ -19,7 +19,7 @@ export const DeviceHeadersSchema = Type.Object({
   'x-kiosk-queue': Type.Optional(
     Type.String({
       description:
-        'How many punches wait in the kiosk\'s offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens.',
+        "How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens.",
     }),
   ),
 });

@@ -21,7 +21,7 @@ import { type Actor, type AppContext, CLI_ACTOR, actorOf, inTransaction } from '
 import { type ConsolePerson } from '../people/person.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { type DeviceRow } from '../../platform/db/schema.js';
-import { invalid, notFound, notInYourCompany, requireText, requireUuid } from '../../shared/input-checks.js';
+import { notFound, notInYourCompany, requireText, requireUuid } from '../../shared/input-checks.js';
 
 /*
  * Kiosk devices (issue 35): enrol (a device and its single-use code), the tablet's enrolment with

@@ -18,7 +18,7 @@ import {
 } from './punch-rules.js';
 import {
   type ClockEventInput,
-  ENTRY_SOURCES,
+  type ENTRY_SOURCES,
   entryResult,
   punchSource,
   newEntry,

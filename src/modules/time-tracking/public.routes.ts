@@ -31,6 +31,8 @@ import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
+import type { FastifyRequest } from 'fastify';
 import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
 import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
@@ -183,6 +185,52 @@ function batchWrites(
   });
 }
 
+/**
+ * The batch's events in one transaction (settleWrites), each as the single endpoint; for a kiosk
+ * device (issue 35) its id as deviceId, the clock-skew flag and, after the commit, its refusals.
+ */
+async function settleBatch(
+  request: FastifyRequest,
+  ctx: AppContext,
+  principal: Principal,
+  sent: BatchEvent[],
+  options: { dryRun: boolean; clockOffset: number | null; serialize: (body: unknown) => string },
+): Promise<string> {
+  const { dryRun, clockOffset, serialize } = options;
+  const events = sent.map((event) => deviceEvent(principal, event));
+  const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
+    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
+    // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
+    await flagSkewedPunch(tx, clockOffset, outcome);
+    return forPrincipal(principal, outcome);
+  });
+  const settled = await settleWrites(
+    request,
+    {
+      dryRun,
+      instance: EVENTS_PATH,
+      serialize,
+      prepare: (tx) =>
+        lockEmployeesForBatch(
+          tx,
+          principal.companyId,
+          events.map((event) => event.employee),
+        ),
+    },
+    writes,
+  );
+  // A kiosk device's refused events, kept for the administrator (after the batch's commit).
+  if (!dryRun)
+    for (const [index, result] of settled.entries()) {
+      const { idempotencyKey, ...fields } = events[index]!;
+      await recordRefusedPunch(ctx, principal, fields, idempotencyKey ?? null, result);
+    }
+  const results = settled.map(
+    (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
+  );
+  return `{"results":[${results.join(',')}]}`;
+}
+
 function recordClockEventsRoute(
   app: TypeBoxApp,
   { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
@@ -233,43 +281,13 @@ function recordClockEventsRoute(
       refuseDeviceDryRun(principal, dryRun);
       const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
-      return idempotentLongWrite(request, reply, { dryRun }, async () => {
-        const events = request.body.events.map((event) => deviceEvent(principal, event));
-        const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
-          const outcome = await recordClockEvent(tx, services.ctx.now(), principal, fields, {
-            dryRun,
-            detectDuplicates,
-          });
-          // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
-          await flagSkewedPunch(tx, clockOffset, outcome);
-          return forPrincipal(principal, outcome);
-        });
-        const settled = await settleWrites(
-          request,
-          {
-            dryRun,
-            instance: EVENTS_PATH,
-            serialize,
-            prepare: (tx) =>
-              lockEmployeesForBatch(
-                tx,
-                principal.companyId,
-                events.map((event) => event.employee),
-              ),
-          },
-          writes,
-        );
-        // A kiosk device's refused events, kept for the administrator (after the batch's commit).
-        if (!dryRun)
-          for (const [index, result] of settled.entries()) {
-            const { idempotencyKey, ...fields } = events[index]!;
-            await recordRefusedPunch(services.ctx, principal, fields, idempotencyKey ?? null, result);
-          }
-        const results = settled.map(
-          (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
-        );
-        return `{"results":[${results.join(',')}]}`;
-      });
+      return idempotentLongWrite(request, reply, { dryRun }, () =>
+        settleBatch(request, services.ctx, principal, request.body.events, {
+          dryRun,
+          clockOffset,
+          serialize,
+        }),
+      );
     },
   );
 }

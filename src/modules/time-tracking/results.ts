@@ -35,7 +35,11 @@ export const ENTRY_SOURCES = {
 } as const;
 
 /** The sources whose entries are punched (clock-in, breaks, clock-out): they carry their breaks. */
-const PUNCHED_SOURCES: readonly string[] = [ENTRY_SOURCES.timeClock, ENTRY_SOURCES.kiosk, ENTRY_SOURCES.webClock];
+const PUNCHED_SOURCES: readonly string[] = [
+  ENTRY_SOURCES.timeClock,
+  ENTRY_SOURCES.kiosk,
+  ENTRY_SOURCES.webClock,
+];
 
 export function isPunchedSource(source: string): boolean {
   return PUNCHED_SOURCES.includes(source);
