@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange an API key for an access token
-         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key.
+         * @description OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. A revoked device is refused here (`401 invalid_client`) and its token stops at once (`401 invalid_token`). While the company's API access is switched off a device's credential is answered `400 unauthorized_client` (it stays valid: keep it and try again later; a token already issued is `403 forbidden`).
          */
         post: operations["issueToken"];
         delete?: never;
@@ -33,7 +33,7 @@ export interface paths {
         };
         /**
          * Describe the calling token
-         * @description Any valid token (API key or person). Returns who the token acts for, its company, its scopes and its expiry.
+         * @description Any valid token (API key, person or kiosk device). Returns who the token acts for (`principal`: `api_key`, `user` or `device`), its company, its scopes and its expiry; a device's token has no scopes and names its workplace (`workplaceId`).
          */
         get: operations["describeToken"];
         put?: never;
@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Record a clock event (clock_in, clock_out or toggle)
-         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).
+         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).
          */
         post: operations["recordClockEvent"];
         delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 100 clock events in one request
-         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit.
+         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
          */
         post: operations["recordClockEvents"];
         delete?: never;
@@ -750,6 +750,66 @@ export interface paths {
          * @description requested → approved | rejected | cancelled; approved → cancelled (also after it started). Another transition is 409 `invalid_status_transition`; a person deciding on their own absence 403 `own_entry` (withdrawing one’s own request is allowed); `If-Match` naming another version 412 `version_mismatch`.
          */
         post: operations["cancelAbsence"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/devices/enrol": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enrol a kiosk device with its code
+         * @description No bearer token: the body carries the single-use enrolment code a person holding permission 92 made in the console or with `device enrol` (valid 15 minutes). The answer is the device credential, in this answer only: keep it on the device and exchange it at POST /oauth/token (client id `dev_…`) for a token whose principal is `device`. A wrong, used or expired code is `401 invalid_enrolment_code`; at most 20 codes per client address in 15 minutes.
+         */
+        post: operations["enrolDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/kiosk/employees": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The names a kiosk offers: its workplace's employees
+         * @description A kiosk device's token only. The active employees of the device's workplace as `{id, displayName}`, for choosing a name before a PIN; empty when the workplace is badge-only (`kioskBadgeOnly`). Never who is clocked in.
+         */
+        get: operations["listKioskEmployees"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/public/v1/kiosk/identify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Identify an employee at a kiosk by badge or PIN
+         * @description A kiosk device's token only. `{badge}` (what a keyboard-wedge reader typed: the employee's external id) or `{employeeId, pin}` (4 to 8 digits). An unknown badge, or an employee of another workplace, is `404 employee_not_found`; a wrong PIN `401 invalid_pin`. 5 wrong PINs lock that employee's PIN at this device and 20 wrong lock the device, each for 15 minutes: `429 pin_locked` with `Retry-After`. At a badge-only workplace (`kioskBadgeOnly`) the PIN form is `403 kiosk_badge_only`. Unknown badges are counted per device: after 20 within 15 minutes every badge is refused at this device with `429 badge_locked` and `Retry-After` (the seconds until the oldest of them is 15 minutes old). PIN attempts are also limited per client address.
+         */
+        post: operations["identifyAtKiosk"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1432,7 +1492,7 @@ export interface components {
             breakMinutes: number | null;
             /** @description open, pending_approval, approved, draft, rejected; may grow */
             status: string;
-            /** @description origin of the entry; an open list: time_clock, api_shift, web_clock (the personal web clock); may grow */
+            /** @description origin of the entry; an open list: time_clock, api_shift, kiosk (a kiosk device), web_clock (the personal web clock); may grow */
             source: string;
             /** Format: date-time */
             approvedAt: string | null;
@@ -1444,6 +1504,10 @@ export interface components {
             edited: boolean;
             /** @description true when the automatic clock-out closed it (the company's autoClockOutAfterHours) */
             autoClosed: boolean;
+            /** @description the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise */
+            deviceId: string | null;
+            /** @description what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing */
+            reviewFlags: string[];
             /** @description Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];
         };
@@ -1575,7 +1639,7 @@ export interface components {
             dryRun: boolean;
         };
         TokenDescription: {
-            /** @description api_key or user; may grow */
+            /** @description api_key, user or device (a kiosk, issue 35); may grow */
             principal: string;
             /** Format: uuid */
             id: string;
@@ -1594,6 +1658,8 @@ export interface components {
                 tokenRequestsPerMinute: number;
             };
             dryRunHeader: string;
+            /** Format: uuid */
+            workplaceId?: string;
         };
         /** @description OAuth 2.0 client credentials grant (RFC 6749 §4.4); never send the secret in the query string */
         TokenRequest: {
@@ -2190,7 +2256,7 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
-            /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: invalid_request, unsupported_grant_type */
+            /** @description OAuth 2.0 error response (RFC 6749 §5.2); error: invalid_request, unsupported_grant_type, unauthorized_client */
             400: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -2205,7 +2271,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         /** @enum {string} */
-                        error: "invalid_request" | "unsupported_grant_type";
+                        error: "invalid_request" | "unsupported_grant_type" | "unauthorized_client";
                         error_description: string;
                     };
                 };
@@ -2889,6 +2955,10 @@ export interface operations {
                 "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
             };
             path?: never;
             cookie?: never;
@@ -3180,6 +3250,10 @@ export interface operations {
                 "X-Service-Dry-Run"?: boolean;
                 /** @description Unique per logical write (a UUID is a good choice); at most 128 characters, sent bare or as a quoted string. A retry with the same key and body gets the stored result; results are kept 24 hours. */
                 "Idempotency-Key"?: string;
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
             };
             path?: never;
             cookie?: never;
@@ -12305,6 +12379,655 @@ export interface operations {
                         error?: "rate_limited";
                         /** @enum {integer} */
                         code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    enrolDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the enrolment code shown by the console or `device enrol` (`ABCD-EFGH`; case and dash optional) */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Enrolled */
+            201: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the device's client id, `dev_…` */
+                        clientId: string;
+                        /** @description the device credential: exchange it at POST /oauth/token; shown in this answer only */
+                        clientSecret: string;
+                        /** Format: uuid */
+                        workplaceId: string;
+                        name: string;
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token, invalid_enrolment_code */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token" | "invalid_enrolment_code";
+                        /** @enum {integer} */
+                        code?: 1401 | 6001;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden";
+                        /** @enum {integer} */
+                        code?: 1404;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    listKioskEmployees: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The names, alphabetically */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** Format: uuid */
+                            id: string;
+                            /** @description first and last name */
+                            displayName: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token";
+                        /** @enum {integer} */
+                        code?: 1401;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited";
+                        /** @enum {integer} */
+                        code?: 1429;
+                    };
+                };
+            };
+            /** @description Problem details; error: internal_error */
+            500: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "internal_error";
+                        /** @enum {integer} */
+                        code?: 1500;
+                    };
+                };
+            };
+            /** @description Problem details; error: service_unavailable, storage_full */
+            503: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "service_unavailable" | "storage_full";
+                        /** @enum {integer} */
+                        code?: 1503 | 1504;
+                    };
+                };
+            };
+        };
+    };
+    identifyAtKiosk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A kiosk device's own clock at the moment it sends (RFC 3339 date-time, e.g. 2026-11-10T08:02:00+01:00). The server records the offset (server minus device) at each sync; an entry stored while it is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`. Ignored for other tokens. */
+                "x-device-clock"?: string;
+                /** @description How many punches wait in the kiosk's offline queue (0 to 999999, digits), shown to administrators with its last contact. Ignored for other tokens. */
+                "x-kiosk-queue"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Either `badge`, or `employeeId` and `pin` */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description what the badge reader typed: the employee's external id */
+                    badge?: string;
+                    /** Format: uuid */
+                    employeeId?: string;
+                    /** @description 4 to 8 digits */
+                    pin?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The employee and their state */
+            200: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        employee: components["schemas"]["EmployeeRef"];
+                        displayName: string;
+                        state: {
+                            clockedIn: boolean;
+                            onBreak: boolean;
+                            /** Format: date-time */
+                            since: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description Problem details; error: invalid_token, invalid_pin */
+            401: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "invalid_token" | "invalid_pin";
+                        /** @enum {integer} */
+                        code?: 1401 | 6002;
+                    };
+                };
+            };
+            /** @description Problem details; error: forbidden, insufficient_scope, kiosk_badge_only */
+            403: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "WWW-Authenticate": components["headers"]["WWW-Authenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "forbidden" | "insufficient_scope" | "kiosk_badge_only";
+                        /** @enum {integer} */
+                        code?: 1404 | 1403 | 6005;
+                    };
+                };
+            };
+            /** @description Problem details; error: employee_not_found */
+            404: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "employee_not_found";
+                        /** @enum {integer} */
+                        code?: 2404;
+                    };
+                };
+            };
+            /** @description Problem details; error: payload_too_large */
+            413: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "payload_too_large";
+                        /** @enum {integer} */
+                        code?: 1413;
+                    };
+                };
+            };
+            /** @description Problem details; error: unsupported_media_type */
+            415: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "unsupported_media_type";
+                        /** @enum {integer} */
+                        code?: 1415;
+                    };
+                };
+            };
+            /** @description Problem details; error: validation_failed */
+            422: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "validation_failed";
+                        /** @enum {integer} */
+                        code?: 1800;
+                    };
+                };
+            };
+            /** @description Problem details; error: rate_limited, pin_locked, badge_locked */
+            429: {
+                headers: {
+                    "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"] & {
+                        /**
+                         * @description stable error name; match on this
+                         * @enum {string}
+                         */
+                        error?: "rate_limited" | "pin_locked" | "badge_locked";
+                        /** @enum {integer} */
+                        code?: 1429 | 6003 | 6004;
                     };
                 };
             };

@@ -16,6 +16,7 @@ import { timeTrackingAdminRoutes } from '../modules/time-tracking/admin.routes.j
 import { timesheetAdminRoutes } from '../modules/timesheets/admin.routes.js';
 import { webhookAdminRoutes } from '../modules/webhooks/admin.routes.js';
 import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.js';
+import { deviceAdminRoutes } from '../modules/devices/admin.routes.js';
 import { correctionRequestAdminRoutes } from '../modules/self-service/admin.routes.js';
 import { selfServiceRoutes } from '../modules/self-service/self.routes.js';
 
@@ -53,6 +54,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(ssoAdminRoutes);
     await guarded.register(ssoLinkRoutes);
     await guarded.register(absenceAdminRoutes);
+    await guarded.register(deviceAdminRoutes);
     // Self-service (issue 35): a person's own data and web clock; managers' correction requests.
     await guarded.register(selfServiceRoutes);
     await guarded.register(correctionRequestAdminRoutes);

@@ -8,6 +8,7 @@ import { Metrics } from '../http/metrics.js';
 import { gatedServerFactory } from '../http/overload-gate.js';
 import { ADMIN_PREFIX, API_PREFIX, TOKEN_PATH } from '../http/paths.js';
 import { consoleAssetsPlugin } from '../http/plugins/console-assets.js';
+import { kioskAssetsPlugin } from '../http/plugins/kiosk-assets.js';
 import { correlationIdOf, correlationIdPlugin } from '../http/plugins/correlation-id.js';
 import { deprecationPlugin } from '../http/plugins/deprecation.js';
 import { BODY_LIMIT_BYTES, errorsPlugin } from '../http/plugins/errors.js';
@@ -79,6 +80,8 @@ async function createServices(deps: AppDependencies) {
     signInAccountLimiter: limiters.signInAccountLimiter,
     signInAddressLimiter: limiters.signInAddressLimiter,
     ssoStartLimiter: limiters.ssoStartLimiter,
+    kioskEnrolLimiter: limiters.kioskEnrolLimiter,
+    kioskPinLimiter: limiters.kioskPinLimiter,
     cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
     webhookKey:
       config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),
@@ -178,4 +181,5 @@ async function registerPlugins(app: Awaited<ReturnType<typeof buildApp>>) {
   await app.register(publicApiV1, { prefix: API_PREFIX });
   await app.register(adminApiV1, { prefix: ADMIN_PREFIX });
   await app.register(consoleAssetsPlugin);
+  await app.register(kioskAssetsPlugin);
 }

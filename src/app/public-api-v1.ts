@@ -8,6 +8,7 @@ import { timeTrackingRoutes } from '../modules/time-tracking/public.routes.js';
 import { timesheetRoutes } from '../modules/timesheets/public.routes.js';
 import { webhookRoutes } from '../modules/webhooks/public.routes.js';
 import { plannedShiftRoutes } from '../modules/planned-shifts/public.routes.js';
+import { devicePublicRoutes } from '../modules/devices/public.routes.js';
 
 /** v1 of the public API: its routes, registered once with `prefix: '/api/public/v1'` (see build-app.ts). */
 export const publicApiV1: FastifyPluginAsync = async (app) => {
@@ -21,4 +22,5 @@ export const publicApiV1: FastifyPluginAsync = async (app) => {
   await app.register(webhookRoutes);
   await app.register(plannedShiftRoutes);
   await app.register(absencePublicRoutes);
+  await app.register(devicePublicRoutes);
 };

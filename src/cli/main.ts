@@ -13,6 +13,7 @@ import { registerTransferCommands } from './commands/transfer.js';
 import { registerUserCommands } from './commands/users.js';
 import { registerWebhookCommands } from './commands/webhooks.js';
 import { registerShiftCommands } from './commands/shifts.js';
+import { registerDeviceCommands } from './commands/devices.js';
 import { reason } from './io.js';
 
 function buildProgram(): Command {
@@ -35,6 +36,7 @@ function buildProgram(): Command {
   registerShiftCommands(program);
   registerSsoCommands(program);
   registerLeaveCommands(program);
+  registerDeviceCommands(program);
   return program;
 }
 

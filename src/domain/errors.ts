@@ -138,6 +138,28 @@ export const ERROR_CATALOGUE = {
   },
   // Planned shifts (issue 33): 5001-5099.
   shift_overlaps: { status: 409, code: 5001, title: "Overlaps another of the employee's planned shifts" },
+  // Kiosk devices (issue 35): 6001-6049.
+  invalid_enrolment_code: {
+    status: 401,
+    code: 6001,
+    title: 'The enrolment code is wrong, used or expired',
+  },
+  invalid_pin: { status: 401, code: 6002, title: 'The PIN is wrong' },
+  pin_locked: {
+    status: 429,
+    code: 6003,
+    title: 'Too many wrong PINs: this PIN (or this device) is locked for a while',
+  },
+  badge_locked: {
+    status: 429,
+    code: 6004,
+    title: 'Too many unknown badges at this device: its badges are refused for a while',
+  },
+  kiosk_badge_only: {
+    status: 403,
+    code: 6005,
+    title: "This workplace's kiosk identifies by badge only: no PINs",
+  },
   // Self-service (issue 35): 6050-6099.
   not_an_employee: {
     status: 403,

@@ -22,6 +22,9 @@ export interface Services {
   signInAddressLimiter: RateLimiter;
   /** Single sign-on starts per client address (their own count, the sign-in's limit). */
   ssoStartLimiter: RateLimiter;
+  /** Kiosk enrolment codes and PINs tried, per client address (issue 35). */
+  kioskEnrolLimiter: RateLimiter;
+  kioskPinLimiter: RateLimiter;
   cursors: CursorCodec;
   /** The key that encrypts webhook secrets at rest (WEBHOOK_ENCRYPTION_KEY or the database's). */
   webhookKey: Buffer;

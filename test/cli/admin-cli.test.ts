@@ -96,6 +96,9 @@ const TIME_ENTRY_KEYS = [
   'version',
   'edited',
   'autoClosed',
+  // Issue 35.
+  'deviceId',
+  'reviewFlags',
 ];
 const ALL_SCOPES = [
   'attendance.record',
@@ -307,6 +310,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0008-planned-shifts',
           '0009-sso',
           '0010-absences',
+          '0011-event-numbering',
+          '0012-kiosk',
           '0013-production',
           '0014-self-service',
         ],
@@ -855,6 +860,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         version: 2,
         edited: false,
         autoClosed: false,
+        deviceId: null,
+        reviewFlags: [],
       });
       expectKeys(rejected, TIME_ENTRY_KEYS);
       expect(rejected).toMatchObject({ id: toReject.id, status: 'rejected', approvedAt: null });

@@ -57,7 +57,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         '--web-clock-allow-ip',
         '10.0.0.300',
       );
-      await fails(/--holiday-region or --web-clock-allow-ip/, 'workplace', 'update', north.id);
+      await fails(
+        /--holiday-region, --web-clock-allow-ip or --kiosk-badge-only/,
+        'workplace',
+        'update',
+        north.id,
+      );
       expect(
         await json(
           'workplace',

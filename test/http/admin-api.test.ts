@@ -157,6 +157,13 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           'POST /api/admin/v1/absences/{id}/approve',
           'POST /api/admin/v1/absences/{id}/reject',
           'POST /api/admin/v1/absences/{id}/cancel',
+          // Kiosk devices (issue 35).
+          'GET /api/admin/v1/devices',
+          'POST /api/admin/v1/devices',
+          'POST /api/admin/v1/devices/{id}/revoke',
+          'GET /api/admin/v1/devices/{id}/refusals',
+          'PUT /api/admin/v1/workplaces/{id}/kiosk',
+          'PUT /api/admin/v1/employees/{id}/pin',
           // Self-service (issue 35): the person's own data and web clock; managers' correction requests.
           'GET /api/admin/v1/self',
           'POST /api/admin/v1/self/clock',

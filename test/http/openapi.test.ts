@@ -2,6 +2,7 @@ import { inTransaction } from '../../src/modules/context.js';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testDialects } from '../support/databases.js';
+import { enrolledDevice } from '../support/kiosk.js';
 import {
   type CompanyFixture,
   createCompanyFixture,
@@ -68,6 +69,10 @@ const ALL_OPERATIONS = [
   'POST /api/public/v1/locked-periods',
   'GET /api/public/v1/locked-periods',
   'DELETE /api/public/v1/locked-periods/{id}',
+  // Added within v1 by the kiosk issue (35).
+  'POST /api/public/v1/devices/enrol',
+  'GET /api/public/v1/kiosk/employees',
+  'POST /api/public/v1/kiosk/identify',
 ].sort();
 
 /** The error names the spec gives each operation (its own rows plus the general 401/403/422/429 rows). */
@@ -222,6 +227,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'shifts.manage',
           'webhooks.manage',
           'attendance.manage',
+          // A kiosk device's token (issue 35): a pseudo-scope naming what it may call.
+          'device',
         ].sort(),
       );
       expect(operation(fullDocument, 'POST /api/public/v1/webhooks').security).toEqual([
@@ -277,7 +284,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       ]);
       const scopeOf = (key: string) => operation(fullDocument, key).security;
       expect(scopeOf('GET /api/public/v1/employees')).toEqual([{ oauth2: ['employees.read'] }]);
-      expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([{ oauth2: ['attendance.record'] }]);
+      expect(scopeOf('POST /api/public/v1/time-clock/events')).toEqual([
+        { oauth2: ['attendance.record'] },
+        { oauth2: ['device'] },
+      ]);
+      expect(scopeOf('GET /api/public/v1/kiosk/employees')).toEqual([{ oauth2: ['device'] }]);
+      expect(scopeOf('POST /api/public/v1/devices/enrol')).toEqual([]);
       expect(scopeOf('POST /api/public/v1/time-entries')).toEqual([{ oauth2: ['attendance.record'] }]);
       expect(scopeOf('PUT /api/public/v1/employees/{id}/external-id')).toEqual([
         { oauth2: ['attendance.record'] },
@@ -407,6 +419,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         'server_error',
         // The database away for a moment (issue 25): 503 with Retry-After, in OAuth's own form.
         'temporarily_unavailable',
+        // A kiosk device of a company whose API access is off (issue 35, review #3).
+        'unauthorized_client',
         'unsupported_grant_type',
       ]);
       expect(Object.keys(token.responses['400'].content)).toEqual(['application/json']);
@@ -430,14 +444,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
               json: { externalId: 'X-1' },
             }),
           'POST /api/public/v1/time-clock/events': () =>
+            // No dry run (a kiosk device may not: 403); a value refused (422) stores nothing.
             server.request(`${V1}/time-clock/events`, {
               method: 'POST',
               token,
-              headers: dryRun,
               json: {
                 employee: { id: employee.id },
                 type: 'clock_in',
-                occurredAt: new Date(now).toISOString(),
+                occurredAt: 'not an instant',
               },
             }),
           'POST /api/public/v1/time-entries': () =>
@@ -459,13 +473,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             server.request(`${V1}/time-clock/events/batch`, {
               method: 'POST',
               token,
-              headers: dryRun,
               json: {
                 events: [
                   {
                     employee: { id: employee.id },
                     type: 'clock_in',
-                    occurredAt: new Date(now).toISOString(),
+                    occurredAt: 'not an instant',
                   },
                 ],
               },
@@ -593,6 +606,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
               token,
               json: { reason: 'r' },
             }),
+          // Kiosk (issue 35): a body refused (422) for the enrolment, which needs no token; reads.
+          'POST /api/public/v1/devices/enrol': () =>
+            server.request(`${V1}/devices/enrol`, { method: 'POST', token, json: {} }),
+          'GET /api/public/v1/kiosk/employees': () => server.request(`${V1}/kiosk/employees`, { token }),
+          'POST /api/public/v1/kiosk/identify': () =>
+            server.request(`${V1}/kiosk/identify`, { method: 'POST', token, json: { badge: 'NOPE' } }),
         };
         const response = await calls[key]!();
         const body = (await response.json()) as Json;
@@ -653,6 +672,27 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
             'GET /api/public/v1/time-entries/{id}',
             'GET /api/public/v1/time-entries/{id}/revisions',
             'GET /api/public/v1/locked-periods',
+            'POST /api/public/v1/devices/enrol',
+          ].sort(),
+        );
+        for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {
+          expect(operationsOf(document).includes(key), key).toBe(await mayCall(token, key));
+        }
+      });
+
+      it("lists for a kiosk device's token the kiosk operations and the punches (issue 35)", async () => {
+        const device = await enrolledDevice(server, fixture.workplaceId);
+        const token = await fetchToken(server, device.clientId, device.clientSecret);
+        const document = (await (await server.request(`${V1}/openapi.json`, { token })).json()) as Json;
+        expect(operationsOf(document)).toEqual(
+          [
+            'POST /api/public/v1/oauth/token',
+            'GET /api/public/v1/me',
+            'POST /api/public/v1/devices/enrol',
+            'GET /api/public/v1/kiosk/employees',
+            'POST /api/public/v1/kiosk/identify',
+            'POST /api/public/v1/time-clock/events',
+            'POST /api/public/v1/time-clock/events/batch',
           ].sort(),
         );
         for (const key of ALL_OPERATIONS.filter((k) => k !== 'POST /api/public/v1/oauth/token')) {

@@ -38,6 +38,9 @@ const LIST_ITEM_KEYS = [
   'version',
   'edited',
   'autoClosed',
+  // Issue 35.
+  'deviceId',
+  'reviewFlags',
 ].sort();
 
 describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on %s', (_name, dialect) => {
@@ -482,6 +485,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           version: 1,
           edited: false,
           autoClosed: false,
+          deviceId: null,
+          reviewFlags: [],
         },
         {
           id: open.body.timeEntryId,
@@ -499,6 +504,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           version: 1,
           edited: false,
           autoClosed: false,
+          deviceId: null,
+          reviewFlags: [],
           breaks: [],
         },
       ]);

@@ -66,6 +66,8 @@ function shiftRow(changes: Partial<TimeEntryRow> = {}): TimeEntryRow {
     version: 1,
     edited: 0,
     auto_closed: 0,
+    device_id: null,
+    review_flags: '[]',
     ...changes,
   };
 }

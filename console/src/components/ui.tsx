@@ -119,6 +119,7 @@ const STATUS_LABELS: Record<string, { label: string; icon: string; tone: string 
   disabled: { label: 'Disabled', icon: '○', tone: 'neutral' },
   delivered: { label: 'Delivered', icon: '✓', tone: 'ok' },
   failed: { label: 'Failed', icon: '✕', tone: 'bad' },
+  waiting_for_code: { label: 'Waiting for its code', icon: '○', tone: 'pending' },
 };
 
 /** A status in words ("Pending" for pending_approval); an unknown one as it is. */

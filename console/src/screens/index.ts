@@ -8,6 +8,7 @@ import { nowScreen } from '../features/time-tracking/now/screen.js';
 import { rosterScreen } from '../features/planned-shifts/screen.js';
 import { timesheetsScreen } from '../features/timesheets/screen.js';
 import { webhooksScreen } from '../features/webhooks/screen.js';
+import { devicesScreen } from '../features/devices/screen.js';
 import { myAbsencesScreen } from '../features/self-service/absences-screen.js';
 import { dayScreen } from '../features/self-service/day-screen.js';
 import { timeScreen } from '../features/self-service/time-screen.js';
@@ -25,6 +26,7 @@ export const SCREENS: readonly Screen[] = [
   timesheetsScreen,
   absencesScreen,
   employeesScreen,
+  devicesScreen,
   apiKeysScreen,
   companyScreen,
   webhooksScreen,

@@ -8,7 +8,8 @@ import { createAbsenceType, listAbsenceTypes, updateAbsenceType } from '../../mo
 import { setHolidayRegion, updateSchedule } from '../../modules/absences/working-days.js';
 import { inTransaction } from '../../modules/context.js';
 import { readWorkplace, setWebClockAllowedIps } from '../../modules/self-service/settings.js';
-import { invalid } from '../../shared/input-checks.js';
+import { setKioskBadgeOnly } from '../../modules/devices/service.js';
+import { invalid, requireOnOff } from '../../shared/input-checks.js';
 import { admin, type Flags } from '../io.js';
 
 /*
@@ -206,20 +207,30 @@ function registerWorkingDayCommands(program: Command): void {
   admin(
     group('workplace')
       .command('update')
-      .description("change a workplace's holiday region and the addresses of its web clock")
+      .description(
+        "change a workplace's holiday region, the addresses of its web clock and its kiosk's badge-only switch",
+      )
       .argument('<id>', 'workplace id')
       .option('--holiday-region <code|none>', 'region of its public holidays, e.g. DE-BY, US-CA, FR; or none')
       .option(
         '--web-clock-allow-ip <CIDR,…|none>',
         'addresses the personal web clock may be used from, e.g. 203.0.113.0/24; none: any',
-      ),
+      )
+      .option('--kiosk-badge-only <on|off>', 'the kiosk lists no names and takes no PINs: badges only'),
     (ctx, _config, [id], f) =>
       inTransaction(ctx, async (tx, now) => {
-        if (f.holidayRegion === undefined && f.webClockAllowIp === undefined)
-          throw invalid('send --holiday-region or --web-clock-allow-ip');
+        if (
+          f.holidayRegion === undefined &&
+          f.webClockAllowIp === undefined &&
+          f.kioskBadgeOnly === undefined
+        )
+          throw invalid('send --holiday-region, --web-clock-allow-ip or --kiosk-badge-only');
+        const badgeOnly =
+          f.kioskBadgeOnly === undefined ? undefined : requireOnOff(f.kioskBadgeOnly, '--kiosk-badge-only');
         if (f.holidayRegion !== undefined) await setHolidayRegion(tx, now, id!, f.holidayRegion, CLI);
         if (f.webClockAllowIp !== undefined)
           await setWebClockAllowedIps(tx, now, id!, f.webClockAllowIp, CLI);
+        if (badgeOnly !== undefined) await setKioskBadgeOnly(tx, now, id!, badgeOnly, CLI);
         return readWorkplace(tx, id!);
       }),
   );

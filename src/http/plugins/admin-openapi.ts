@@ -47,6 +47,11 @@ const TAGS = [
       'Team calendar, requests and balances (read: 72; decide: 96); absence types and holidays (change: 93).',
   },
   {
+    name: 'Kiosk devices',
+    description:
+      "Shared tablets at a workplace: enrol, list, revoke, refused punches; a workplace's badge-only switch and employees' PINs (permission 92).",
+  },
+  {
     name: 'Self-service',
     description:
       "A person linked to an employee: that employee's own day, web clock, entries, timesheet, absences and correction requests; no permission needed, nobody else's data (issue 35).",

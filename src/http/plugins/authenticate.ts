@@ -6,6 +6,7 @@ import { type ScopeId } from '../../modules/auth/scopes.js';
 import { type Principal, checkPrincipal } from '../../modules/auth/service.js';
 import { type TokenService } from '../../modules/auth/tokens.js';
 import { type AppContext } from '../../modules/context.js';
+import { noteDeviceContact } from '../../modules/devices/sync.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -34,11 +35,22 @@ function invalidToken(
 }
 
 /**
+ * Whether a kiosk device's token (issue 35) may call the route: `refused` (the default: any other
+ * operation is 403 insufficient_scope), `allowed` (the time clock's punches, /me) or `only` (the
+ * kiosk's own operations, which no other token may call).
+ */
+export type DeviceAccess = 'refused' | 'allowed' | 'only';
+
+/**
  * Route guard, in the spec's order: token (401), rate limit (429, counted for every authenticated
  * request), then scope (403). Runs before the body is read, so an unauthenticated caller learns nothing
  * about the body rules.
  */
-export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onRequestAsyncHookHandler {
+export function authenticate(
+  deps: AuthDependencies,
+  scope: ScopeId | null,
+  devices: DeviceAccess = 'refused',
+): onRequestAsyncHookHandler {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers.authorization;
     if (header === undefined || header === '') throw invalidToken('an access token is required', false);
@@ -56,6 +68,7 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
       throw invalidToken('the access token is no longer valid', true, rateLimit);
     }
     request.principal = check.principal;
+    if (check.principal.device) await noteDeviceContact(deps.ctx, check.principal, request.headers);
     const quota = await deps.limiter.hit(check.principal.id, deps.ctx.now());
     reply.headers(quotaHeaders(deps.limiter, quota));
     if (!quota.allowed) {
@@ -64,7 +77,15 @@ export function authenticate(deps: AuthDependencies, scope: ScopeId | null): onR
         'retry-after': String(quota.retryAfterSeconds),
       });
     }
-    if (scope !== null && !check.principal.scopes.includes(scope))
+    const isDevice = check.principal.kind === 'device';
+    if (isDevice ? devices === 'refused' : devices === 'only')
+      throw new ApiError(
+        'insufficient_scope',
+        isDevice
+          ? 'a kiosk device may only use the kiosk operations'
+          : 'only a kiosk device may use this operation',
+      );
+    if (!isDevice && scope !== null && !check.principal.scopes.includes(scope))
       throw new ApiError('insufficient_scope', `this operation needs the scope ${scope}`, null, {
         'www-authenticate': `Bearer error="insufficient_scope", scope="${scope}"`,
       });

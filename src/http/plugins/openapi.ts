@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { DOCS_PATH, OPENAPI_PATH, TOKEN_PATH } from '../paths.js';
 import { authenticate } from './authenticate.js';
+import { DEVICE_SCOPE, DEVICE_SCOPE_LABEL, OAUTH2, describedScopes } from '../openapi-security.js';
 import { FieldErrorSchema, ProblemSchema } from '../schemas/common.js';
 import { MeSchema, TokenRequestSchema, TokenResponseSchema } from '../../modules/auth/schemas.js';
 import { SCOPES, type ScopeId } from '../../modules/auth/scopes.js';
@@ -39,17 +40,10 @@ import {
   PlannedShiftInputSchema,
   PlannedShiftSchema,
 } from '../../modules/planned-shifts/schemas.js';
-import {
-  ActorSchema,
-  ClosePeriodBodySchema,
-  CorrectionBodySchema,
-  LockedPeriodSchema,
-  RevisionSchema,
-} from '../../modules/corrections/schemas.js';
+import { CORRECTION_NAMED_SCHEMAS } from '../../modules/corrections/schemas.js';
 import { ABSENCE_NAMED_SCHEMAS } from '../../modules/absences/schemas.js';
 import { CorrectionRequestSchema } from '../../modules/self-service/schemas.js';
 
-const OAUTH2 = 'oauth2';
 const CLIENT_BASIC = 'clientBasic';
 
 // Loosely typed on purpose: this module edits the generated document as plain JSON.
@@ -140,6 +134,11 @@ const TAGS = [
     name: 'Absences',
     description: 'Absence types, public holidays, absences with their approvals, and leave balances.',
   },
+  {
+    name: 'Kiosk',
+    description:
+      "A shared tablet at a workplace (issue 35): its enrolment with a single-use code, then with its device's token the names of its workplace's employees and who a badge or a PIN is; it punches through Time tracking.",
+  },
 ];
 
 /**
@@ -179,11 +178,7 @@ const NAMED_SCHEMAS: Record<string, unknown> = {
   PlannedShiftBatchResult: PlannedShiftBatchResultSchema,
   AttendanceException: AttendanceExceptionSchema,
   // Corrections (issue 30).
-  TimeEntryCorrection: CorrectionBodySchema,
-  TimeEntryRevision: RevisionSchema,
-  Actor: ActorSchema,
-  LockedPeriod: LockedPeriodSchema,
-  PeriodClosing: ClosePeriodBodySchema,
+  ...CORRECTION_NAMED_SCHEMAS,
   ...ABSENCE_NAMED_SCHEMAS,
   // Self-service (issue 35): the data of the `correction.*` events and webhooks.
   CorrectionRequest: CorrectionRequestSchema,
@@ -334,7 +329,10 @@ function swaggerOptions(): FastifyDynamicSwaggerOptions {
             flows: {
               clientCredentials: {
                 tokenUrl: TOKEN_PATH,
-                scopes: Object.fromEntries(SCOPES.map((s) => [s.id, s.label])),
+                scopes: {
+                  ...Object.fromEntries(SCOPES.map((s) => [s.id, s.label])),
+                  [DEVICE_SCOPE]: DEVICE_SCOPE_LABEL,
+                },
               },
             },
           },
@@ -409,7 +407,7 @@ export const openApiPlugin = fp(
       return pageDocument;
     };
 
-    const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null);
+    const guard = authenticate({ ...services, limiter: services.resourceLimiter }, null, 'allowed');
     app.get(
       OPENAPI_PATH,
       { schema: { hide: true } },
@@ -418,7 +416,7 @@ export const openApiPlugin = fp(
         if (request.headers.authorization !== undefined) await guard.call(app, request, reply);
         services.ensureRateLimitHeaders(request, reply);
         reply.header('cache-control', 'no-cache');
-        return publishedFor(request.principal ? request.principal.scopes : null);
+        return publishedFor(describedScopes(request.principal));
       },
     );
 

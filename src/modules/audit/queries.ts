@@ -5,7 +5,7 @@ import { prepareQuery } from '../../platform/db/prepared.js';
 
 export interface AuditEntry {
   companyId: string | null;
-  actorType: 'api_key' | 'user' | 'cli' | 'system';
+  actorType: 'api_key' | 'user' | 'device' | 'cli' | 'system';
   actorId: string | null;
   action: string;
   targetType: string | null;

@@ -9,6 +9,8 @@ import { parseBasicAuthorization, parseFormBody } from './oauth-request.js';
 import { MeSchema, TokenResponseSchema, oauthErrorSchema } from './schemas.js';
 import { scopeInfo } from './scopes.js';
 import { exchangeKeyForToken, findKeyForCredentials, keySecretProven } from './service.js';
+import { exchangeDeviceForToken, findDeviceForCredentials } from '../devices/credentials.js';
+import { isDeviceCredential } from '../devices/secrets.js';
 
 const FORM_BODY_LIMIT = 8 * 1024;
 
@@ -106,13 +108,17 @@ function issueTokenRoute(
         description:
           'OAuth 2.0 client credentials (RFC 6749 §4.4). Send the API key as `client_secret` in the form body or as the HTTP Basic password. ' +
           'The token lives 15 minutes; there is no refresh token: cache it and exchange the key again on expiry or on a 401. ' +
-          "Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key.",
+          "Errors use OAuth's own JSON form `{error, error_description}`. At most 60 requests per minute per key. " +
+          'A kiosk device (issue 35) exchanges its device credential (client id `dev_…`, from POST /devices/enrol) the same way, for a token whose principal is `device`: ' +
+          'it may call only GET /kiosk/employees, POST /kiosk/identify, POST /time-clock/events and /time-clock/events/batch (for employees of its workplace) and GET /me; any other operation is `403 insufficient_scope`. ' +
+          'A revoked device is refused here (`401 invalid_client`) and its token stops at once (`401 invalid_token`). ' +
+          "While the company's API access is switched off a device's credential is answered `400 unauthorized_client` (it stays valid: keep it and try again later; a token already issued is `403 forbidden`).",
         tags: ['Authentication'],
         // The secret goes in the form body or as the HTTP Basic password.
         security: [{ clientBasic: [] }, {}],
         response: {
           200: described(TokenResponseSchema, 'An access token'),
-          400: oauthErrorSchema(['invalid_request', 'unsupported_grant_type']),
+          400: oauthErrorSchema(['invalid_request', 'unsupported_grant_type', 'unauthorized_client']),
           401: oauthErrorSchema(['invalid_client']),
           429: oauthErrorSchema(['rate_limited']),
           500: oauthErrorSchema(['server_error']),
@@ -124,6 +130,8 @@ function issueTokenRoute(
       const read = readTokenRequest(request);
       if (!read.ok) return oauthError(reply, read.status, read.error, read.description, read.headers);
       const { clientId, secret, basicChallenge } = read;
+      if (isDeviceCredential(clientId, secret))
+        return deviceToken(request, reply, { services, oauthError }, { clientId, secret, basicChallenge });
 
       const lookup = await findKeyForCredentials(services.ctx, { clientId, secret });
       const nowMs = services.ctx.now();
@@ -159,6 +167,40 @@ function issueTokenRoute(
   );
 }
 
+/** A kiosk device's credential (issue 35): the same limits and refusals as a key's, a `device` token. */
+async function deviceToken(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  { services, oauthError }: ReturnType<typeof tokenRouteContext>,
+  read: { clientId: string | null; secret: string; basicChallenge: Record<string, string> },
+) {
+  const lookup = await findDeviceForCredentials(services.ctx, read);
+  const proven = lookup.kind === 'found' && lookup.proven;
+  const limiter = proven ? services.tokenLimiter : services.unknownClientLimiter;
+  const quota = await limiter.hit(proven ? lookup.device.id : `ip:${request.ip}`, services.ctx.now());
+  reply.headers(quotaHeaders(limiter, quota));
+  if (!quota.allowed)
+    return oauthError(reply, 429, 'rate_limited', `at most ${quota.limit} token requests per minute`, {
+      'retry-after': String(quota.retryAfterSeconds),
+    });
+  if (!proven)
+    return oauthError(reply, 401, 'invalid_client', 'client authentication failed', read.basicChallenge);
+  const result = await exchangeDeviceForToken(services.ctx, services.tokens, lookup.device);
+  if (!result.ok)
+    return oauthError(
+      reply,
+      result.status,
+      result.error,
+      result.description,
+      result.status === 401 ? read.basicChallenge : {},
+    );
+  services.metrics.tokensIssued.inc();
+  return reply
+    .code(200)
+    .headers({ 'cache-control': 'no-store', pragma: 'no-cache' })
+    .send({ access_token: result.accessToken, token_type: 'Bearer', expires_in: result.expiresIn });
+}
+
 export const tokenRoutes: FastifyPluginAsync = async (app) => {
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
@@ -176,12 +218,13 @@ export const meRoutes: FastifyPluginAsync = async (app) => {
   app.get(
     '/me',
     {
-      onRequest: authenticate({ ...services, limiter: services.resourceLimiter }, null),
+      onRequest: authenticate({ ...services, limiter: services.resourceLimiter }, null, 'allowed'),
       schema: {
         summary: 'Describe the calling token',
         operationId: 'describeToken',
         description:
-          'Any valid token (API key or person). Returns who the token acts for, its company, its scopes and its expiry.',
+          'Any valid token (API key, person or kiosk device). Returns who the token acts for (`principal`: `api_key`, `user` or `device`), its company, its scopes and its expiry; ' +
+          "a device's token has no scopes and names its workplace (`workplaceId`).",
         tags: ['Token'],
         security: bearerSecurity(null),
         response: {
@@ -207,6 +250,7 @@ export const meRoutes: FastifyPluginAsync = async (app) => {
           tokenRequestsPerMinute: services.config.tokenRateLimitPerMinute,
         },
         dryRunHeader: DRY_RUN_HEADER,
+        ...(principal.device ? { workplaceId: principal.device.workplaceId } : {}),
       };
     },
   );

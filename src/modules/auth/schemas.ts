@@ -11,7 +11,7 @@ export const oauthErrorSchema = (names: string[]) =>
   );
 
 export const MeSchema = Type.Object({
-  principal: Type.String({ description: 'api_key or user; may grow' }),
+  principal: Type.String({ description: 'api_key, user or device (a kiosk, issue 35); may grow' }),
   id: Guid,
   publicId: NullableOut(Type.String()),
   companyId: Guid,
@@ -19,6 +19,7 @@ export const MeSchema = Type.Object({
   tokenExpiresAt: NullableOut(DateTimeString),
   rateLimit: Type.Object({ requestsPerMinute: Type.Integer(), tokenRequestsPerMinute: Type.Integer() }),
   dryRunHeader: Type.String(),
+  workplaceId: Type.Optional(Guid),
 });
 
 export const TokenResponseSchema = Type.Object(

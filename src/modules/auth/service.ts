@@ -59,6 +59,51 @@ const userPrincipalQuery = prepareQuery((db, p: { userId: string }) =>
     .where('u.id', '=', p.userId),
 );
 
+const devicePrincipalQuery = prepareQuery((db, p: { deviceId: string }) =>
+  db
+    .selectFrom('devices as d')
+    .innerJoin('companies as c', 'c.id', 'd.company_id')
+    .select([
+      'd.company_id',
+      'd.workplace_id',
+      'd.name',
+      'd.revoked_at',
+      'd.enrolled_at',
+      'd.last_seen_at',
+      'd.queued',
+      'c.api_access',
+      'c.time_zone',
+      'c.time_tracking',
+    ])
+    .where('d.id', '=', p.deviceId),
+);
+
+/** A kiosk device's token: the device enrolled, not revoked, of the token's company; no scopes. */
+async function checkDevicePrincipal(ctx: AppContext, claims: TokenClaims): Promise<PrincipalCheck> {
+  const row = await devicePrincipalQuery.executeTakeFirst(ctx.database.db, { deviceId: claims.subject });
+  if (!row || row.company_id !== claims.companyId || row.revoked_at !== null || row.enrolled_at === null)
+    return { ok: false, error: 'invalid_token' };
+  if (row.api_access !== 1) return { ok: false, error: 'forbidden' };
+  return {
+    ok: true,
+    principal: {
+      kind: 'device',
+      id: claims.subject,
+      companyId: row.company_id,
+      clientId: claims.clientId,
+      scopes: [],
+      tokenExpiresAt: claims.expiresAt,
+      company: { timeZone: row.time_zone, timeTracking: row.time_tracking === 1 },
+      device: {
+        workplaceId: row.workplace_id,
+        name: row.name,
+        lastSeenAt: row.last_seen_at,
+        queued: row.queued,
+      },
+    },
+  };
+}
+
 function userPrincipal(db: Executor, userId: string) {
   return userPrincipalQuery.executeTakeFirst(db, { userId });
 }
@@ -141,13 +186,22 @@ export async function exchangeKeyForToken(
 }
 
 export interface Principal {
-  kind: 'api_key' | 'user';
+  kind: 'api_key' | 'user' | 'device';
   id: string;
   companyId: string;
   clientId: string | null;
   scopes: ScopeId[];
   tokenExpiresAt: Date;
   company: { timeZone: string | null; timeTracking: boolean };
+  /** A kiosk device's token (issue 35): its workplace and what it last told the server. */
+  device?: DevicePrincipal;
+}
+
+export interface DevicePrincipal {
+  workplaceId: string;
+  name: string;
+  lastSeenAt: string | null;
+  queued: number;
 }
 
 export type PrincipalCheck =
@@ -159,6 +213,7 @@ export type PrincipalCheck =
  * better than the spec's 15-minute allowance. It is one primary-key lookup with a join.
  */
 export async function checkPrincipal(ctx: AppContext, claims: TokenClaims): Promise<PrincipalCheck> {
+  if (claims.principal === 'device') return checkDevicePrincipal(ctx, claims);
   if (claims.principal === 'api_key') {
     const row = await keyPrincipal(ctx.database.db, claims.subject);
     if (!row || row.company_id !== claims.companyId) return { ok: false, error: 'invalid_token' };

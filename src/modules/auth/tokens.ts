@@ -19,7 +19,7 @@ const KEY_RELOAD_INTERVAL_MS = 5_000;
 /** Verified tokens remembered per process; a client reuses its token for up to 15 minutes. */
 const VERIFIED_CACHE_SIZE = 10_000;
 
-export type PrincipalKind = 'api_key' | 'user';
+export type PrincipalKind = 'api_key' | 'user' | 'device';
 
 export interface TokenClaims {
   principal: PrincipalKind;
@@ -204,7 +204,7 @@ export class TokenService {
       typeof exp !== 'number'
     )
       return null;
-    if (pty !== 'api_key' && pty !== 'user') return null;
+    if (pty !== 'api_key' && pty !== 'user' && pty !== 'device') return null;
     // Frozen: the same object answers every later request with this token.
     return Object.freeze({
       principal: pty,

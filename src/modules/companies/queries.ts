@@ -5,7 +5,7 @@ import { type Executor } from '../../platform/db/database.js';
 export function listWorkplacesOfCompany(db: Executor, companyId: string) {
   return db
     .selectFrom('workplaces')
-    .select(['id', 'name', 'time_zone', 'web_clock_allowed_ips'])
+    .select(['id', 'name', 'time_zone', 'web_clock_allowed_ips', 'kiosk_badge_only'])
     .where('company_id', '=', companyId)
     .orderBy('name')
     .orderBy('id')

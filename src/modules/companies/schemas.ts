@@ -75,6 +75,9 @@ export const WorkplaceListSchema = Type.Object({
           description: 'the address ranges the web clock may be used from (CIDR); null: any address',
         }),
       ),
+      kioskBadgeOnly: Type.Boolean({
+        description: 'the kiosk (issue 35) lists no names and takes no PINs here: badges only',
+      }),
     }),
   ),
 });

@@ -348,6 +348,7 @@ export async function listWorkplaces(ctx: AppContext, person: ConsolePerson) {
         row.web_clock_allowed_ips === null || row.web_clock_allowed_ips === ''
           ? null
           : row.web_clock_allowed_ips.split(','),
+      kioskBadgeOnly: row.kiosk_badge_only === 1,
     })),
   };
 }

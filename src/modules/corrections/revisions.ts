@@ -34,8 +34,11 @@ const FIXED_NAMES: Partial<Record<ActorKind, string>> = {
 };
 
 /** The actor of a token (an API key, or a person's own token). */
-export function actorOfPrincipal(principal: { kind: 'api_key' | 'user'; id: string }): RevisionActor {
-  return { kind: principal.kind === 'user' ? 'person' : 'api_key', id: principal.id };
+export function actorOfPrincipal(principal: {
+  kind: 'api_key' | 'user' | 'device';
+  id: string;
+}): RevisionActor {
+  return { kind: principal.kind === 'user' ? 'person' : principal.kind, id: principal.id };
 }
 
 /** The actor of an admin operation (the CLI, or a person in the console). */
@@ -46,10 +49,10 @@ export function actorOfAdmin(actor: Actor): RevisionActor {
 
 /** The audit log's words for an actor. */
 export function auditActorOf(actor: RevisionActor): {
-  actorType: 'api_key' | 'user' | 'cli' | 'system';
+  actorType: 'api_key' | 'user' | 'device' | 'cli' | 'system';
   actorId: string | null;
 } {
-  const actorType = actor.kind === 'person' ? 'user' : actor.kind === 'device' ? 'api_key' : actor.kind;
+  const actorType = actor.kind === 'person' ? 'user' : actor.kind;
   return { actorType, actorId: actor.id };
 }
 
@@ -146,7 +149,7 @@ export async function revisionsOf(
     revision: row.revision,
     at: row.at,
     action: row.action as RevisionAction,
-    actor: actorView(row.actor_kind, row.actor_id, row.key_name ?? row.person_email),
+    actor: actorView(row.actor_kind, row.actor_id, row.key_name ?? row.person_email ?? row.device_name),
     reason: row.reason,
     changes: JSON.parse(row.changes) as Change[],
   }));

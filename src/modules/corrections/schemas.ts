@@ -206,3 +206,12 @@ export const EntryWithETag = (description: string) => ({
 
 /** An entry as both APIs read it: the public list item. */
 export type TimeEntryItem = Static<typeof TimeEntrySchema>;
+
+/** The named schemas of the public description (http/plugins/openapi.ts) from corrections (issue 30). */
+export const CORRECTION_NAMED_SCHEMAS: Record<string, unknown> = {
+  TimeEntryCorrection: CorrectionBodySchema,
+  TimeEntryRevision: RevisionSchema,
+  Actor: ActorSchema,
+  LockedPeriod: LockedPeriodSchema,
+  PeriodClosing: ClosePeriodBodySchema,
+};

@@ -35,14 +35,17 @@ export async function findEmployeeByExternalId(
 export type EmployeeForWrite = Pick<EmployeeRow, 'id' | 'external_id' | 'workplace_id'>;
 
 /** That employee with the time zone of their workplace (null without a workplace or a zone). */
-export type EmployeeWithZone = EmployeeForWrite & { workplace_time_zone: string | null };
+export type EmployeeWithZone = EmployeeForWrite & {
+  workplace_time_zone: string | null;
+  status: EmployeeRow['status'];
+};
 
 const lockBy = (column: 'e.id' | 'e.external_id') =>
   prepareQuery((db, p: { companyId: string; value: string }) =>
     db
       .selectFrom('employees as e')
       .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
-      .select(['e.id', 'e.external_id', 'e.workplace_id', 'w.time_zone as workplace_time_zone'])
+      .select(['e.id', 'e.external_id', 'e.workplace_id', 'e.status', 'w.time_zone as workplace_time_zone'])
       .where('e.company_id', '=', p.companyId)
       .where(column, '=', p.value)
       .where('e.deleted_at', 'is', null)

@@ -52,7 +52,8 @@ export function planScope(principal: Principal): PlanScope {
   return {
     companyId: principal.companyId,
     companyZone: principal.company.timeZone,
-    actor: { type: principal.kind, id: principal.id },
+    // A kiosk device's token never reaches these routes (authenticate refuses it).
+    actor: { type: principal.kind === 'user' ? 'user' : 'api_key', id: principal.id },
   };
 }
 

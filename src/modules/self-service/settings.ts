@@ -56,6 +56,7 @@ export function workplaceView(row: {
   time_zone: string | null;
   holiday_region: string | null;
   web_clock_allowed_ips: string | null;
+  kiosk_badge_only: number;
 }) {
   return {
     id: row.id,
@@ -64,6 +65,8 @@ export function workplaceView(row: {
     timeZone: row.time_zone,
     holidayRegion: row.holiday_region,
     webClockAllowedIps: row.web_clock_allowed_ips === null ? null : row.web_clock_allowed_ips.split(','),
+    // Issue 35: the kiosk lists no names and takes no PINs at this workplace, badges only.
+    kioskBadgeOnly: row.kiosk_badge_only === 1,
   };
 }
 

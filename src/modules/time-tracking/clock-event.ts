@@ -18,8 +18,9 @@ import {
 } from './punch-rules.js';
 import {
   type ClockEventInput,
-  ENTRY_SOURCES,
+  type ENTRY_SOURCES,
   entryResult,
+  punchSource,
   newEntry,
   storedInstant,
   storedPunch,
@@ -91,7 +92,7 @@ export async function recordClockEvent(
     breaks,
     input,
     dryRun: options.dryRun,
-    source: options.source ?? ENTRY_SOURCES.timeClock,
+    source: options.source ?? punchSource(principal),
   };
   switch (effective) {
     case 'break_start':

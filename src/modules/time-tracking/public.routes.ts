@@ -1,13 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Static } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import type { Tx } from '../../platform/db/database.js';
-import { type FieldError, validationError } from '../../domain/errors.js';
+import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
 import { API_PREFIX } from '../../http/paths.js';
 import { authenticate, requirePrincipal, requireTimeTracking } from '../../http/plugins/authenticate.js';
 import { idempotentLongWrite, idempotentWrite, type WriteOutcome } from '../../http/plugins/idempotency.js';
 import { type BatchWrite, settleWrites } from '../../http/plugins/idempotency-batch.js';
 import { lockEmployeesForBatch } from '../employees/service.js';
 import { bearerSecurity } from '../../http/plugins/openapi.js';
+import { deviceSecurity } from '../../http/openapi-security.js';
 import { WriteHeadersSchema, described } from '../../http/schemas/common.js';
 import { BODY_ERRORS, errorResponses } from '../../http/schemas/responses.js';
 import { compileBodyCheck, shapeValidatorCompiler } from '../../http/validation.js';
@@ -29,6 +30,11 @@ import { clockStatus } from './status.js';
 import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
+import { type Principal } from '../auth/service.js';
+import { type AppContext } from '../context.js';
+import type { FastifyRequest } from 'fastify';
+import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
 const WRITE_ERRORS = [
@@ -69,6 +75,29 @@ const BATCH_BODY_LIMIT_BYTES = 512 * 1024;
 /** The single endpoint's checks of a punch's values (formats, enums, lengths), with its field names. */
 const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
 
+/** A kiosk device's punch (issue 35) carries the device's own id as `deviceId`, whatever was sent. */
+function deviceEvent<E extends { deviceId?: string | null }>(principal: Principal, event: E): E {
+  return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
+}
+
+/**
+ * A kiosk device may not dry-run a punch (issue 35): a dry run answers an employee's clock state
+ * without a badge or PIN, so a device's token could read every colleague's state by trying toggles.
+ */
+function refuseDeviceDryRun(principal: Principal, dryRun: boolean): void {
+  if (dryRun && principal.kind === 'device')
+    throw new ApiError('insufficient_scope', "a kiosk device's token may not use X-Service-Dry-Run");
+}
+
+/** An answer to a kiosk device names the employee by id only: the external id (the badge) stays out. */
+function forPrincipal<O extends { body: { employee: { externalId: string | null } } }>(
+  principal: Principal,
+  outcome: O,
+): O {
+  if (principal.kind !== 'device') return outcome;
+  return { ...outcome, body: { ...outcome.body, employee: { ...outcome.body.employee, externalId: null } } };
+}
+
 /** What the routes below share, made once per registration. */
 function timeTrackingRouteContext(app: TypeBoxApp) {
   const { services } = app;
@@ -83,7 +112,7 @@ function recordClockEventRoute(
   app.post(
     '/time-clock/events',
     {
-      onRequest: authenticate(guard, 'attendance.record'),
+      onRequest: authenticate(guard, 'attendance.record', 'allowed'),
       schema: {
         summary: 'Record a clock event (clock_in, clock_out or toggle)',
         operationId: 'recordClockEvent',
@@ -94,10 +123,11 @@ function recordClockEventRoute(
           "the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. " +
           "`occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. " +
           '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
-          'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200).',
+          'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). ' +
+          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).",
         tags: ['Time tracking'],
-        security: bearerSecurity('attendance.record'),
-        headers: WriteHeadersSchema,
+        security: deviceSecurity(...bearerSecurity('attendance.record')),
+        headers: Type.Composite([WriteHeadersSchema, DeviceHeadersSchema]),
         body: ClockEventBodySchema,
         response: {
           200: described(
@@ -113,9 +143,17 @@ function recordClockEventRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
-      return idempotentWrite(request, reply, { dryRun }, (tx, { detectDuplicates }) =>
-        recordClockEvent(tx, services.ctx.now(), principal, request.body, { dryRun, detectDuplicates }),
-      );
+      refuseDeviceDryRun(principal, dryRun);
+      const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
+      const body = deviceEvent(principal, request.body);
+      return idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
+        const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
+          dryRun,
+          detectDuplicates,
+        });
+        await flagSkewedPunch(tx, clockOffset, outcome);
+        return forPrincipal(principal, outcome);
+      });
     },
   );
 }
@@ -147,6 +185,52 @@ function batchWrites(
   });
 }
 
+/**
+ * The batch's events in one transaction (settleWrites), each as the single endpoint; for a kiosk
+ * device (issue 35) its id as deviceId, the clock-skew flag and, after the commit, its refusals.
+ */
+async function settleBatch(
+  request: FastifyRequest,
+  ctx: AppContext,
+  principal: Principal,
+  sent: BatchEvent[],
+  options: { dryRun: boolean; clockOffset: number | null; serialize: (body: unknown) => string },
+): Promise<string> {
+  const { dryRun, clockOffset, serialize } = options;
+  const events = sent.map((event) => deviceEvent(principal, event));
+  const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
+    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
+    // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
+    await flagSkewedPunch(tx, clockOffset, outcome);
+    return forPrincipal(principal, outcome);
+  });
+  const settled = await settleWrites(
+    request,
+    {
+      dryRun,
+      instance: EVENTS_PATH,
+      serialize,
+      prepare: (tx) =>
+        lockEmployeesForBatch(
+          tx,
+          principal.companyId,
+          events.map((event) => event.employee),
+        ),
+    },
+    writes,
+  );
+  // A kiosk device's refused events, kept for the administrator (after the batch's commit).
+  if (!dryRun)
+    for (const [index, result] of settled.entries()) {
+      const { idempotencyKey, ...fields } = events[index]!;
+      await recordRefusedPunch(ctx, principal, fields, idempotencyKey ?? null, result);
+    }
+  const results = settled.map(
+    (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
+  );
+  return `{"results":[${results.join(',')}]}`;
+}
+
 function recordClockEventsRoute(
   app: TypeBoxApp,
   { services, guard }: ReturnType<typeof timeTrackingRouteContext>,
@@ -154,7 +238,7 @@ function recordClockEventsRoute(
   app.post(
     '/time-clock/events/batch',
     {
-      onRequest: authenticate(guard, 'attendance.record'),
+      onRequest: authenticate(guard, 'attendance.record', 'allowed'),
       bodyLimit: BATCH_BODY_LIMIT_BYTES,
       // The shape first (one 422 for the whole batch, nothing runs); each event's values are its own result.
       validatorCompiler: shapeValidatorCompiler,
@@ -168,10 +252,12 @@ function recordClockEventsRoute(
           "an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. " +
           "An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); " +
           'an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. ' +
-          "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit.",
+          "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. " +
+          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). " +
+          'It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.',
         tags: ['Time tracking'],
-        security: bearerSecurity('attendance.record'),
-        headers: WriteHeadersSchema,
+        security: deviceSecurity(...bearerSecurity('attendance.record')),
+        headers: Type.Composite([WriteHeadersSchema, DeviceHeadersSchema]),
         body: ClockEventBatchBodySchema,
         response: {
           200: described(ClockEventBatchResultSchema, 'One result per event, in the order sent'),
@@ -192,31 +278,16 @@ function recordClockEventsRoute(
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
+      refuseDeviceDryRun(principal, dryRun);
+      const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const serialize = reply.compileSerializationSchema(WriteResultSchema) as (body: unknown) => string;
-      return idempotentLongWrite(request, reply, { dryRun }, async () => {
-        const writes = batchWrites(request.body.events, (tx, fields, detectDuplicates) =>
-          recordClockEvent(tx, services.ctx.now(), principal, fields, { dryRun, detectDuplicates }),
-        );
-        const settled = await settleWrites(
-          request,
-          {
-            dryRun,
-            instance: EVENTS_PATH,
-            serialize,
-            prepare: (tx) =>
-              lockEmployeesForBatch(
-                tx,
-                principal.companyId,
-                request.body.events.map((event) => event.employee),
-              ),
-          },
-          writes,
-        );
-        const results = settled.map(
-          (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
-        );
-        return `{"results":[${results.join(',')}]}`;
-      });
+      return idempotentLongWrite(request, reply, { dryRun }, () =>
+        settleBatch(request, services.ctx, principal, request.body.events, {
+          dryRun,
+          clockOffset,
+          serialize,
+        }),
+      );
     },
   );
 }

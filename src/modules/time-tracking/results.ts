@@ -29,15 +29,25 @@ export interface ClockEventInput {
 export const ENTRY_SOURCES = {
   timeClock: 'time_clock',
   apiShift: 'api_shift',
-  // Issue 35: the personal web clock of the console's self-service.
+  // Issue 35: a kiosk device's punches, and the personal web clock of the console's self-service.
+  kiosk: 'kiosk',
   webClock: 'web_clock',
 } as const;
 
 /** The sources whose entries are punched (clock-in, breaks, clock-out): they carry their breaks. */
-const PUNCHED_SOURCES: readonly string[] = [ENTRY_SOURCES.timeClock, ENTRY_SOURCES.webClock];
+const PUNCHED_SOURCES: readonly string[] = [
+  ENTRY_SOURCES.timeClock,
+  ENTRY_SOURCES.kiosk,
+  ENTRY_SOURCES.webClock,
+];
 
 export function isPunchedSource(source: string): boolean {
   return PUNCHED_SOURCES.includes(source);
+}
+
+/** The source of a punched entry: `kiosk` for a kiosk device's token (issue 35), else `time_clock`. */
+export function punchSource(principal: Pick<Principal, 'kind'>): string {
+  return principal.kind === 'device' ? ENTRY_SOURCES.kiosk : ENTRY_SOURCES.timeClock;
 }
 
 /** Spec, write result: what every punch and shift answers. */
@@ -111,6 +121,8 @@ export function newEntry(
     employee_id: employee.id,
     ...fields,
     clock_out_event: null,
+    // Issue 35: the kiosk device that recorded it.
+    device_id: principal.kind === 'device' ? principal.id : null,
     created_by_type: principal.kind,
     created_by_id: principal.id,
     created_at: at,
@@ -194,7 +206,8 @@ export type TimeEntryListRow = Pick<
   | 'version'
   | 'edited'
   | 'auto_closed'
->;
+> &
+  Partial<Pick<TimeEntryRow, 'device_id' | 'review_flags'>>;
 
 /** A break of a clocked entry (issue 20): wall clocks in the entry's zone, the instants, whole minutes. */
 export function breakView(row: Pick<TimeEntryBreakRow, 'start_at' | 'end_at' | 'start_time' | 'end_time'>) {
@@ -234,6 +247,9 @@ export function timeEntryListItem(
     version: row.version,
     edited: row.edited === 1,
     autoClosed: row.auto_closed === 1,
+    // Issue 35: the kiosk device that recorded it, and what a reviewer should look at.
+    deviceId: row.device_id ?? null,
+    reviewFlags: row.review_flags ? (JSON.parse(row.review_flags) as string[]) : [],
     ...(breaks !== undefined ? { breaks: breaks.map(breakView) } : {}),
   };
 }

@@ -45,7 +45,7 @@ export const TimeEntrySchema = Type.Object({
   status: Type.String({ description: 'open, pending_approval, approved, draft, rejected; may grow' }),
   source: Type.String({
     description:
-      'origin of the entry; an open list: time_clock, api_shift, web_clock (the personal web clock); may grow',
+      'origin of the entry; an open list: time_clock, api_shift, kiosk (a kiosk device), web_clock (the personal web clock); may grow',
   }),
   approvedAt: NullableOut(DateTimeString),
   createdAt: DateTimeString,
@@ -56,6 +56,15 @@ export const TimeEntrySchema = Type.Object({
   edited: Type.Boolean({ description: 'true once a correction changed it (see its revisions)' }),
   autoClosed: Type.Boolean({
     description: "true when the automatic clock-out closed it (the company's autoClockOutAfterHours)",
+  }),
+  deviceId: NullableOut(
+    Type.String({
+      description: 'the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise',
+    }),
+  ),
+  reviewFlags: Type.Array(Type.String(), {
+    description:
+      'what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing',
   }),
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {

@@ -69,11 +69,22 @@ export async function loadEmployeeContext(
   principal: Principal,
   selector: EmployeeSelector,
 ): Promise<{ employee: EmployeeForWrite; zone: string | null }> {
-  const { workplace_time_zone: zone, ...employee } = await lockEmployeeForWrite(
-    tx,
-    principal.companyId,
-    selector,
-  );
+  const device = principal.device;
+  // A kiosk device (issue 35) names its employee by id where it sends one: whether that id and an
+  // external id match is told only about an employee the device may act for (below), never before.
+  const deviceById = device && typeof selector.id === 'string';
+  const {
+    workplace_time_zone: zone,
+    status,
+    ...employee
+  } = await lockEmployeeForWrite(tx, principal.companyId, deviceById ? { id: selector.id } : selector);
+  // A kiosk device punches only for active employees of its own workplace.
+  if (device && (employee.workplace_id !== device.workplaceId || status !== 'active'))
+    throw new ApiError('employee_not_found', "no employee of this kiosk's workplace matches");
+  if (deviceById && typeof selector.externalId === 'string' && selector.externalId !== employee.external_id)
+    throw validationError([
+      { field: 'employee', message: 'id and externalId name different employees', code: 'mismatch' },
+    ]);
   return { employee, zone: zone ?? principal.company.timeZone };
 }
 

@@ -11,6 +11,7 @@ import * as plannedShifts from './migrations/0008-planned-shifts.js';
 import * as sso from './migrations/0009-sso.js';
 import * as absences from './migrations/0010-absences.js';
 import * as eventNumbering from './migrations/0011-event-numbering.js';
+import * as kiosk from './migrations/0012-kiosk.js';
 import * as production from './migrations/0013-production.js';
 import * as selfService from './migrations/0014-self-service.js';
 
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-sso': sso,
   '0010-absences': absences,
   '0011-event-numbering': eventNumbering,
+  '0012-kiosk': kiosk,
   '0013-production': production,
   '0014-self-service': selfService,
 };

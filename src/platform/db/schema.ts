@@ -5,8 +5,19 @@ import type {
   HolidayOverridesTable,
   LeaveEntitlementsTable,
 } from './schema-absences.js';
+import type {
+  DeviceRefusalsTable,
+  DevicesTable,
+  EmployeePinsTable,
+  KioskBadgeFailuresTable,
+  KioskPinFailuresTable,
+  KioskPinLocksTable,
+} from './schema-kiosk.js';
 
 import type { CorrectionRequestsTable } from './schema-self-service.js';
+import type { SsoConfigsTable, SsoDomainsTable, SsoIdentitiesTable, SsoLoginsTable } from './schema-sso.js';
+
+export type { SsoConfigsTable, SsoDomainsTable, SsoIdentitiesTable, SsoLoginsTable };
 
 export type { AbsenceTypesTable, AbsencesTable, HolidayOverridesTable, LeaveEntitlementsTable };
 export type { CorrectionRequestRow, CorrectionRequestsTable } from './schema-self-service.js';
@@ -51,6 +62,8 @@ export interface WorkplacesTable {
   created_at: string;
   /** Public holidays' region code, e.g. DE-BY (migration 0010); null: none. */
   holiday_region: string | null;
+  /** 1: the kiosk lists no names, employees identify by badge only (migration 0012). */
+  kiosk_badge_only: Generated<number>;
   /** The personal web clock's allowed addresses, CIDR ranges comma-separated (migration 0014); null: any. */
   web_clock_allowed_ips: Generated<string | null>;
 }
@@ -164,6 +177,10 @@ export interface TimeEntriesTable {
   edited: Generated<number>;
   /** 1 once the automatic clock-out closed it. */
   auto_closed: Generated<number>;
+  /** The kiosk device that recorded it (migration 0012), null otherwise. */
+  device_id: Generated<string | null>;
+  /** JSON array of review flags (migration 0012): `["device_clock_skew"]` or `[]`. */
+  review_flags: Generated<string>;
 }
 
 export interface TimeEntryBreaksTable {
@@ -356,27 +373,6 @@ export interface PlannedShiftsTable {
   updated_at: string;
 }
 
-/** Single sign-on (migration 0009): one configuration per company. */
-export interface SsoConfigsTable {
-  company_id: string;
-  issuer: string;
-  client_id: string;
-  /** Sealed like webhook secrets (`v1.<key id>.<iv>.<tag>.<ciphertext>`). */
-  client_secret: string;
-  groups_claim: string | null;
-  /** JSON object: group name → permission numbers. */
-  group_permissions: string;
-  create_people: number;
-  require_sso: number;
-  /**
-   * JSON array: the permissions of the console person who saved the configuration, its authority over
-   * people (linking by email, the groups mapping); null: saved by the operator or a super admin.
-   */
-  configurer_permissions: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 /** Attendance exceptions found by the job (migration 0008, issue 33). */
 export interface AttendanceExceptionsTable {
   id: string;
@@ -393,33 +389,6 @@ export interface AttendanceExceptionsTable {
   dedupe_key: string;
   detected_at: string;
   resolved_at: string | null;
-}
-
-export interface SsoDomainsTable {
-  domain: string;
-  company_id: string;
-}
-
-export interface SsoIdentitiesTable {
-  company_id: string;
-  issuer: string;
-  subject: string;
-  user_id: string;
-  created_at: string;
-  last_sign_in_at: string;
-}
-
-export interface SsoLoginsTable {
-  state_hash: string;
-  company_id: string;
-  browser_hash: string;
-  redirect_uri: string;
-  return_to: string;
-  created_at: string;
-  expires_at: string;
-  used_at: string | null;
-  /** A signed-in person linking their account ("link my account"), or null for a sign-in. */
-  link_user_id: string | null;
 }
 
 export interface Schema {
@@ -456,6 +425,12 @@ export interface Schema {
   holiday_overrides: HolidayOverridesTable;
   leave_entitlements: LeaveEntitlementsTable;
   absences: AbsencesTable;
+  devices: DevicesTable;
+  employee_pins: EmployeePinsTable;
+  kiosk_pin_failures: KioskPinFailuresTable;
+  kiosk_pin_locks: KioskPinLocksTable;
+  kiosk_badge_failures: KioskBadgeFailuresTable;
+  device_refusals: DeviceRefusalsTable;
   correction_requests: CorrectionRequestsTable;
 }
 
@@ -470,3 +445,5 @@ export type TimeEntryBreakRow = Selectable<TimeEntryBreaksTable>;
 export type IdempotencyRecordRow = Selectable<IdempotencyRecordsTable>;
 export type PlannedShiftRow = Selectable<PlannedShiftsTable>;
 export type AttendanceExceptionRow = Selectable<AttendanceExceptionsTable>;
+
+export type DeviceRow = Selectable<DevicesTable>;

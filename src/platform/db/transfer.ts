@@ -66,6 +66,13 @@ const TABLES: { name: TableName; key: string[] }[] = [
   { name: 'holiday_overrides', key: ['id'] },
   { name: 'leave_entitlements', key: ['id'] },
   { name: 'absences', key: ['id'] },
+  // Kiosk devices (issue 35, migration 0012).
+  { name: 'devices', key: ['id'] },
+  { name: 'employee_pins', key: ['employee_id'] },
+  { name: 'kiosk_pin_failures', key: ['id'] },
+  { name: 'kiosk_pin_locks', key: ['id'] },
+  { name: 'kiosk_badge_failures', key: ['id'] },
+  { name: 'device_refusals', key: ['id'] },
   // Issue 35 (migration 0014).
   { name: 'correction_requests', key: ['id'] },
 ];

@@ -4,6 +4,7 @@ import { TextField } from '../../components/fields.js';
 import { type FormProblem, useFormProblem } from '../../components/form-problem.js';
 import { ConfirmDialog, Notice } from '../../components/ui.js';
 import { addDays, formatDay } from '../../format.js';
+import { isPunchedSource } from '../time-tracking/entries/model.js';
 import type { EntryLike } from './model.js';
 import { zonedInstant } from './zoned.js';
 
@@ -238,7 +239,7 @@ export function EntryFormDialog(props: {
         set={set}
         problem={problem}
         mode={mode}
-        punched={entry?.source === 'time_clock' || entry?.source === 'web_clock'}
+        punched={isPunchedSource(entry?.source)}
       />
     </ConfirmDialog>
   );

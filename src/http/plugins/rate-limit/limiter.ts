@@ -210,6 +210,10 @@ export function createLimiters(
       limit: options.signInPerAddress ?? 50,
       windowMs: signInWindowMs,
     }),
+    // Kiosk devices (issue 35), per address in 15 minutes: enrolment codes tried, and PINs tried
+    // (a workplace's kiosks share an address; the per-device and per-employee lock-outs are the database's).
+    kioskEnrolAddress: new LocalLimiter('kiosk-enrol-address', { limit: 20, windowMs: signInWindowMs }),
+    kioskPinAddress: new LocalLimiter('kiosk-pin-address', { limit: 300, windowMs: signInWindowMs }),
   };
   if (options.redisUrl === null)
     return {
@@ -219,6 +223,8 @@ export function createLimiters(
       signInAccountLimiter: local.signInAccount as RateLimiter,
       signInAddressLimiter: local.signInAddress as RateLimiter,
       ssoStartLimiter: local.ssoStartAddress as RateLimiter,
+      kioskEnrolLimiter: local.kioskEnrolAddress as RateLimiter,
+      kioskPinLimiter: local.kioskPinAddress as RateLimiter,
       close: async () => {},
     };
   const redis = connectRedis(options.redisUrl);
@@ -236,6 +242,8 @@ export function createLimiters(
     signInAccountLimiter: new SharedLimiter(redis, local.signInAccount, onStateChange) as RateLimiter,
     signInAddressLimiter: new SharedLimiter(redis, local.signInAddress, onStateChange) as RateLimiter,
     ssoStartLimiter: new SharedLimiter(redis, local.ssoStartAddress, onStateChange) as RateLimiter,
+    kioskEnrolLimiter: new SharedLimiter(redis, local.kioskEnrolAddress, onStateChange) as RateLimiter,
+    kioskPinLimiter: new SharedLimiter(redis, local.kioskPinAddress, onStateChange) as RateLimiter,
     close: async () => {
       redis.disconnect();
     },

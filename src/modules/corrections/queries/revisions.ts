@@ -45,8 +45,11 @@ export function listRevisionRows(db: Executor, companyId: string, entryId: strin
       join.onRef('k.id', '=', 'r.actor_id').on('r.actor_kind', '=', 'api_key'),
     )
     .leftJoin('users as u', (join) => join.onRef('u.id', '=', 'r.actor_id').on('r.actor_kind', '=', 'person'))
+    .leftJoin('devices as d', (join) =>
+      join.onRef('d.id', '=', 'r.actor_id').on('r.actor_kind', '=', 'device'),
+    )
     .selectAll('r')
-    .select(['k.name as key_name', 'u.email as person_email'])
+    .select(['k.name as key_name', 'u.email as person_email', 'd.name as device_name'])
     .where('r.company_id', '=', companyId)
     .where('r.time_entry_id', '=', entryId)
     .orderBy('r.revision')

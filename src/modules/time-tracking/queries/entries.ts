@@ -38,6 +38,7 @@ const ENTRY_COLUMNS = [
   'created_at',
   'updated_at',
   'approved_at',
+  'device_id',
 ] as const satisfies readonly (keyof NewTimeEntry)[];
 
 export type EntryValues = { [K in (typeof ENTRY_COLUMNS)[number]]: string | number | null };
@@ -153,6 +154,9 @@ export const LIST_COLUMNS = [
   'version',
   'edited',
   'auto_closed',
+  // Issue 35: the kiosk device, the review flags.
+  'device_id',
+  'review_flags',
 ] as const;
 
 type ListRow = Pick<TimeEntryRow, (typeof LIST_COLUMNS)[number]>;

@@ -41,7 +41,19 @@ export interface DecisionResult {
 
 export type Decision = 'approved' | 'rejected';
 
-export const SOURCES: Record<string, string> = { time_clock: 'Time clock', api_shift: 'Shift (API)' };
+export const SOURCES: Record<string, string> = {
+  time_clock: 'Time clock',
+  api_shift: 'Shift (API)',
+  kiosk: 'Kiosk',
+  web_clock: 'Web clock',
+};
+
+/** The sources whose entries are punched (clock-in, breaks, clock-out), as the server's isPunchedSource. */
+const PUNCHED_SOURCES: readonly string[] = ['time_clock', 'kiosk', 'web_clock'];
+
+export function isPunchedSource(source: string | null | undefined): boolean {
+  return source !== null && source !== undefined && PUNCHED_SOURCES.includes(source);
+}
 
 /** "08:30" of "08:30:00"; '' for none. */
 export function time(value: string | null): string {
