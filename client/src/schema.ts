@@ -95,7 +95,7 @@ export interface paths {
         put?: never;
         /**
          * Record a clock event (clock_in, clock_out or toggle)
-         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).
+         * @description `toggle` is `clock_out` when the employee has an open session (that day or the previous day), else `clock_in`. `break_start` starts a break inside the open session (`no_open_session` without one, `already_on_break` during one); `break_end` ends the break in progress (`not_on_break` without one); a break punch earlier than what it follows (the clock-in, the previous break's end, its own start) is `break_out_of_order`. A `clock_out` (or `toggle`) during a break ends the break at the clock-out; the completed entry's `breakMinutes` is the sum of its breaks and `totalHours` the net time. The result's `type` is the effective type. `occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. `clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`). A punch of a device naming its employee by `externalId` only (a badge) counts an unknown one (404) against the device, as POST /kiosk/identify does: after 20 within 15 minutes such punches are `429 badge_locked` with `Retry-After`.
          */
         post: operations["recordClockEvent"];
         delete?: never;
@@ -115,7 +115,7 @@ export interface paths {
         put?: never;
         /**
          * Record up to 100 clock events in one request
-         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
+         * @description A backlog of punches (an offline terminal), 1 to 100, processed in the order sent, in one transaction, each with exactly the rules, statuses and bodies of POST /time-clock/events as if sent alone after the ones before it: each result's `status` and `body` are what that endpoint would have answered for the event (`index` its zero-based position); one failing event does not stop the others. The body is validated for its shape first: not `{events: [...]}` of 1 to 100 objects with the fields and JSON types of a clock event (a required field missing, a wrong type, an unknown field) is one `422 validation_failed` naming `events[i].field`, and nothing runs; an event's values (formats, enums, lengths, offsets, time windows) are checked as the single endpoint checks them and are that event's own result. An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`); its events naming employees by `externalId` only (badges) count their 404s as unknown badges, and while 20 within 15 minutes lock the device's badges such a batch is refused whole with `429 badge_locked` (nothing runs). It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.
          */
         post: operations["recordClockEvents"];
         delete?: never;
@@ -3169,7 +3169,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: rate_limited */
+            /** @description Problem details; error: rate_limited, badge_locked */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3187,9 +3187,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "rate_limited";
+                        error?: "rate_limited" | "badge_locked";
                         /** @enum {integer} */
-                        code?: 1429;
+                        code?: 1429 | 6004;
                     };
                 };
             };
@@ -3424,7 +3424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Problem details; error: rate_limited */
+            /** @description Problem details; error: rate_limited, badge_locked */
             429: {
                 headers: {
                     "X-Correlation-Id": components["headers"]["X-Correlation-Id"];
@@ -3442,9 +3442,9 @@ export interface operations {
                          * @description stable error name; match on this
                          * @enum {string}
                          */
-                        error?: "rate_limited";
+                        error?: "rate_limited" | "badge_locked";
                         /** @enum {integer} */
-                        code?: 1429;
+                        code?: 1429 | 6004;
                     };
                 };
             };

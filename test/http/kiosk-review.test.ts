@@ -140,6 +140,44 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
     });
 
+    describe('#2 badges are counted on the punch routes too', () => {
+      it('punches naming an unknown externalId count; past 20, badge-only punches and batches are 429 badge_locked', async () => {
+        const { tenant, device, token } = await kiosk();
+        const at = new Date(T0 - 20 * MINUTE).toISOString();
+        const byBadge = (badge: string) => ({
+          employee: { externalId: badge },
+          type: 'clock_in',
+          occurredAt: at,
+        });
+        for (let i = 0; i < 10; i += 1)
+          expect((await call(suite.server, token, 'POST', EVENTS, byBadge(`PUNCH-${i}`))).status).toBe(404);
+        const batch = await call(suite.server, token, 'POST', BATCH, {
+          events: Array.from({ length: 10 }, (_, i) => byBadge(`BATCH-${i}`)),
+        });
+        expect(batch.status).toBe(200);
+        const counted = await suite.server.database.db
+          .selectFrom('kiosk_badge_failures')
+          .select('id')
+          .where('device_id', '=', device.id)
+          .execute();
+        expect(counted.length).toBeGreaterThanOrEqual(20);
+        const single = await call(suite.server, token, 'POST', EVENTS, byBadge('EXT-0'));
+        expect(single.status).toBe(429);
+        expect(single.body.error).toBe('badge_locked');
+        expect(single.headers.get('retry-after')).toBeTruthy();
+        const locked = await call(suite.server, token, 'POST', BATCH, { events: [byBadge('EXT-0')] });
+        expect(locked.status).toBe(429);
+        expect(locked.body.error).toBe('badge_locked');
+        expect((await call(suite.server, token, 'POST', IDENTIFY, { badge: 'EXT-0' })).status).toBe(429);
+        // Punches by id are not badges: they still go through.
+        const byId = await call(suite.server, token, 'POST', BATCH, {
+          events: [{ employee: { id: tenant.employeeId }, type: 'clock_in', occurredAt: at }],
+        });
+        expect(byId.status).toBe(200);
+        expect(JSON.parse(byId.text).results[0].status).toBe(201);
+      });
+    });
+
     describe('#5 a device acts only for active employees', () => {
       it('a suspended or terminated employee is 404 employee_not_found at identify (badge, PIN) and punches', async () => {
         const { tenant, token } = await kiosk();

@@ -247,39 +247,68 @@ export async function checkBadge<T>(
 ): Promise<T | undefined> {
   return inTransaction(ctx, async (tx, now) => {
     await lockDeviceRow(tx, device.deviceId);
-    const windowStart = new Date(now - BADGE_WINDOW_MS).toISOString();
-    const recent = await tx
-      .selectFrom('kiosk_badge_failures')
-      .select('at')
-      .where('device_id', '=', device.deviceId)
-      .where('at', '>', windowStart)
-      .orderBy('at', 'desc')
-      .limit(BADGE_FAILURE_LIMIT)
-      .execute();
-    if (recent.length >= BADGE_FAILURE_LIMIT) {
-      // The 20th most recent ages out of the window first: then one badge may be tried again.
-      const freeAt = Date.parse(recent[BADGE_FAILURE_LIMIT - 1]!.at) + BADGE_WINDOW_MS;
-      const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
-      throw new ApiError(
-        'badge_locked',
-        `too many unknown badges at this device; badges are refused here for ${Math.ceil(seconds / 60)} minutes`,
-        null,
-        { 'retry-after': String(seconds) },
-      );
-    }
+    const locked = await badgeLock(tx, device.deviceId, now);
+    if (locked) throw locked;
     const found = await find(tx);
-    if (found === undefined)
-      await tx
-        .insertInto('kiosk_badge_failures')
-        .values({
-          id: newId(),
-          company_id: device.companyId,
-          device_id: device.deviceId,
-          at: new Date(now).toISOString(),
-        })
-        .execute();
+    if (found === undefined) await insertBadgeFailures(tx, device, now, 1);
     return found;
   });
+}
+
+/** 429 badge_locked while the device has had 20 unknown badges in 15 minutes; else null. */
+async function badgeLock(db: Executor, deviceId: string, now: number): Promise<ApiError | null> {
+  const windowStart = new Date(now - BADGE_WINDOW_MS).toISOString();
+  const recent = await db
+    .selectFrom('kiosk_badge_failures')
+    .select('at')
+    .where('device_id', '=', deviceId)
+    .where('at', '>', windowStart)
+    .orderBy('at', 'desc')
+    .limit(BADGE_FAILURE_LIMIT)
+    .execute();
+  if (recent.length < BADGE_FAILURE_LIMIT) return null;
+  // The 20th most recent ages out of the window first: then one badge may be tried again.
+  const freeAt = Date.parse(recent[BADGE_FAILURE_LIMIT - 1]!.at) + BADGE_WINDOW_MS;
+  const seconds = Math.max(1, Math.ceil((freeAt - now) / 1000));
+  return new ApiError(
+    'badge_locked',
+    `too many unknown badges at this device; badges are refused here for ${Math.ceil(seconds / 60)} minutes`,
+    null,
+    { 'retry-after': String(seconds) },
+  );
+}
+
+async function insertBadgeFailures(
+  db: Executor,
+  device: { companyId: string; deviceId: string },
+  now: number,
+  count: number,
+): Promise<void> {
+  const at = new Date(now).toISOString();
+  const rows = Array.from({ length: count }, () => ({
+    id: newId(),
+    company_id: device.companyId,
+    device_id: device.deviceId,
+    at,
+  }));
+  if (rows.length > 0) await db.insertInto('kiosk_badge_failures').values(rows).execute();
+}
+
+/**
+ * Punches that name their employee by badge only (externalId, no id) count like identify's badges:
+ * refused while the device is locked (before anything runs), and each 404 counted after.
+ */
+export async function assertBadgesOpen(ctx: AppContext, deviceId: string): Promise<void> {
+  const locked = await badgeLock(ctx.database.db, deviceId, ctx.now());
+  if (locked) throw locked;
+}
+
+export async function recordUnknownBadges(
+  ctx: AppContext,
+  device: { companyId: string; deviceId: string },
+  count: number,
+): Promise<void> {
+  await insertBadgeFailures(ctx.database.db, device, ctx.now(), count);
 }
 
 /** What the lock-outs no longer read: attempts and locks older than an hour (their window is 15 minutes). */

@@ -34,6 +34,7 @@ import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
 import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { assertBadgesOpen, recordUnknownBadges } from '../devices/pins.js';
 import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
 
@@ -56,6 +57,8 @@ const WRITE_ERRORS = [
   'validation_failed',
   'idempotency_key_reused',
   'rate_limited',
+  // A kiosk device after 20 unknown badges in 15 minutes (issue 35).
+  'badge_locked',
 ] as const;
 
 /** Errors of live punches that a completed shift cannot meet. */
@@ -67,6 +70,7 @@ const PUNCH_ONLY_ERRORS: readonly string[] = [
   'already_on_break',
   'not_on_break',
   'break_out_of_order',
+  'badge_locked',
 ];
 
 const EVENTS_PATH = `${API_PREFIX}/time-clock/events`;
@@ -87,6 +91,11 @@ function deviceEvent<E extends { deviceId?: string | null }>(principal: Principa
 function refuseDeviceDryRun(principal: Principal, dryRun: boolean): void {
   if (dryRun && principal.kind === 'device')
     throw new ApiError('insufficient_scope', "a kiosk device's token may not use X-Service-Dry-Run");
+}
+
+/** A device's punch naming its employee by badge only (externalId, no id): counted like identify's badges. */
+function byBadgeOnly(principal: Principal, employee: { id?: string | null; externalId?: string | null }) {
+  return principal.kind === 'device' && !employee.id && typeof employee.externalId === 'string';
 }
 
 /** An answer to a kiosk device names the employee by id only: the external id (the badge) stays out. */
@@ -124,7 +133,8 @@ function recordClockEventRoute(
           "`occurredAt` is converted into the workplace's time zone, else the company's, else kept as sent. " +
           '`clock_out` completes the open session and submits it for approval; a session of 24 hours or more is refused. ' +
           'Send an `Idempotency-Key` on every write; without one, the same punch within 60 seconds returns the existing entry (200). ' +
-          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`).",
+          "A kiosk device's token (issue 35) punches only for employees of its workplace (another's: `404 employee_not_found`), with source `kiosk` and its id as `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its answers name the employee by id only (`externalId: null`). " +
+          'A punch of a device naming its employee by `externalId` only (a badge) counts an unknown one (404) against the device, as POST /kiosk/identify does: after 20 within 15 minutes such punches are `429 badge_locked` with `Retry-After`.',
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
         headers: Type.Composite([WriteHeadersSchema, DeviceHeadersSchema]),
@@ -146,14 +156,26 @@ function recordClockEventRoute(
       refuseDeviceDryRun(principal, dryRun);
       const clockOffset = await recordDeviceClock(services.ctx, principal, request.headers);
       const body = deviceEvent(principal, request.body);
-      return idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
-        const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
-          dryRun,
-          detectDuplicates,
+      const badgeOnly = byBadgeOnly(principal, body.employee);
+      if (badgeOnly) await assertBadgesOpen(services.ctx, principal.id);
+      const device = { companyId: principal.companyId, deviceId: principal.id };
+      try {
+        const answer = await idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
+          const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
+            dryRun,
+            detectDuplicates,
+          });
+          await flagSkewedPunch(tx, clockOffset, outcome);
+          return forPrincipal(principal, outcome);
         });
-        await flagSkewedPunch(tx, clockOffset, outcome);
-        return forPrincipal(principal, outcome);
-      });
+        // A stored 404 replayed under its key is an unknown badge tried again.
+        if (badgeOnly && reply.statusCode === 404) await recordUnknownBadges(services.ctx, device, 1);
+        return answer;
+      } catch (error) {
+        if (badgeOnly && error instanceof ApiError && error.errorName === 'employee_not_found')
+          await recordUnknownBadges(services.ctx, device, 1);
+        throw error;
+      }
     },
   );
 }
@@ -198,6 +220,9 @@ async function settleBatch(
 ): Promise<string> {
   const { dryRun, clockOffset, serialize } = options;
   const events = sent.map((event) => deviceEvent(principal, event));
+  // A device locked for unknown badges sends no batch with badge-only events (nothing runs; it retries).
+  const badgeOnly = events.map((event) => byBadgeOnly(principal, event.employee));
+  if (badgeOnly.includes(true)) await assertBadgesOpen(ctx, principal.id);
   const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
     const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
     // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
@@ -225,6 +250,9 @@ async function settleBatch(
       const { idempotencyKey, ...fields } = events[index]!;
       await recordRefusedPunch(ctx, principal, fields, idempotencyKey ?? null, result);
     }
+  const unknown = settled.filter((result, index) => badgeOnly[index] && result.status === 404).length;
+  if (unknown > 0)
+    await recordUnknownBadges(ctx, { companyId: principal.companyId, deviceId: principal.id }, unknown);
   const results = settled.map(
     (result, index) => `{"index":${index},"status":${result.status},"body":${result.body}}`,
   );
@@ -253,7 +281,7 @@ function recordClockEventsRoute(
           "An event's `idempotencyKey` behaves exactly like the Idempotency-Key header of POST /time-clock/events (same scope, 24 hours, replay, `422 idempotency_key_reused` with another punch); " +
           'an event whose key is held by a request still running waits for its outcome (up to 10 seconds, else `409 idempotency_in_flight` for that event) and replays it. ' +
           "The request's own Idempotency-Key replays the whole answer; `X-Service-Dry-Run: true` applies to every event. A batch counts as one request against the rate limit. " +
-          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`). " +
+          "A kiosk device's token (issue 35) may send its events for employees of its workplace only (another's: that event's `404 employee_not_found`); its entries get source `kiosk` and `deviceId`; it may not send `X-Service-Dry-Run: true` (`403 insufficient_scope`), and its results name the employee by id only (`externalId: null`); its events naming employees by `externalId` only (badges) count their 404s as unknown badges, and while 20 within 15 minutes lock the device's badges such a batch is refused whole with `429 badge_locked` (nothing runs). " +
           'It may say its own clock (`X-Device-Clock`, RFC 3339) and how many punches wait in its queue (`X-Kiosk-Queue`): an entry it stores while its clock is more than 2 minutes off carries `reviewFlags: ["device_clock_skew"]`, and its refused events are kept for the administrator.',
         tags: ['Time tracking'],
         security: deviceSecurity(...bearerSecurity('attendance.record')),
@@ -269,6 +297,7 @@ function recordClockEventsRoute(
             'validation_failed',
             'idempotency_key_reused',
             'rate_limited',
+            'badge_locked',
             ...BODY_ERRORS,
           ]),
         },
