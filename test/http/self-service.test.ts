@@ -413,7 +413,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(
       await post(self0, '/self/correction-requests', {
         timeEntryId: null,
-        date: '2026-06-09',
+        date: '2026-06-07',
         proposed: { clockIn: '2026-06-09T07:00:00Z', clockOut: '2026-06-09T09:00:00Z' },
         reason: 'forgot',
       }),
@@ -439,7 +439,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
     expect(filed).toMatchObject({
       timeEntryId: today.id,
-      date: '2026-06-09',
+      date: '2026-06-07',
       status: 'requested',
       proposed: { clockIn: '2026-06-09T05:45:00Z', clockOut: null, breakMinutes: null },
       decidedBy: null,
@@ -898,6 +898,64 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect((await json(ofEntry!.worker.request('/self/correction-requests'), 200)).items[0].status).toBe(
       'withdrawn',
     );
+  });
+
+  it('approves while the entry or the employee is deleted in parallel without a deadlock (no 500)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Deadlock',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 8,
+    });
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, {
+          email: 'boss@deadlock.example',
+          permissions: '47,91,92',
+        }),
+      );
+    const rounds = await Promise.all(
+      c.employees.map(async (e, i) => {
+        const worker = await linked(c.companyId, e.id);
+        const entry = await addEntry(c, e.id, '2026-06-08');
+        const onEntry = await json(
+          post(worker, '/self/correction-requests', {
+            timeEntryId: entry,
+            proposed: { breakMinutes: 45 },
+            reason: 'longer lunch',
+          }),
+          201,
+        );
+        const missing = await json(
+          post(worker, '/self/correction-requests', {
+            timeEntryId: null,
+            date: '2026-06-07',
+            proposed: { clockIn: '2026-06-07T07:00:00Z', clockOut: '2026-06-07T11:00:00Z' },
+            reason: 'forgot',
+          }),
+          201,
+        );
+        return { employee: e.id, entry, onEntry: onEntry.id as string, missing: missing.id as string, i };
+      }),
+    );
+    const answers = await Promise.all(
+      rounds.flatMap((r) =>
+        r.i % 2 === 0
+          ? [
+              post(boss, `/correction-requests/${r.onEntry}/approve`),
+              boss.request(`/time-entries/${r.entry}`, { method: 'DELETE', json: { reason: 'duplicate' } }),
+            ]
+          : [
+              post(boss, `/correction-requests/${r.missing}/approve`),
+              boss.request(`/employees/${r.employee}`, { method: 'DELETE' }),
+            ],
+      ),
+    );
+    const statuses = answers.map((r) => r.status);
+    // Each pair serialises: approved then deleted, or deleted (the request closed) then refused.
+    for (const s of statuses) expect([200, 204, 404, 409, 412, 422], JSON.stringify(statuses)).toContain(s);
+    for (let i = 0; i < answers.length; i += 2)
+      expect(answers[i + 1]!.status, JSON.stringify(statuses)).toBe(204);
   });
 
   it('refuses to approve a request over an entry changed since it was filed (version_mismatch)', async () => {

@@ -7,7 +7,7 @@ import { actorOf } from '../context.js';
 import { addShiftFor } from '../corrections/add-shift.js';
 import { correctEntry } from '../corrections/correct.js';
 import { type Manager, managerOfAdmin } from '../corrections/entry-access.js';
-import { findEntry } from '../corrections/queries/entries.js';
+import { findEntry, lockEntryEmployee } from '../corrections/queries/entries.js';
 import { appendEvents, type EventType } from '../events/service.js';
 import type { ConsolePerson } from '../people/person.js';
 import { createShift } from '../time-tracking/shift.js';
@@ -255,6 +255,9 @@ function revisionReason(row: CorrectionRequestWithEmployee): string {
 /** A manager approves: the correction (or the missing shift) is applied by them, then the request is approved. */
 export async function approveCorrectionRequest(tx: Tx, now: number, person: ConsolePerson, id: string) {
   const row = await loadForDecision(tx, person, id, 'approved');
+  // The employee's row is locked before the request's: deleting the entry or the employee locks the
+  // employee, then closes their waiting requests; taking the locks in the other order deadlocks (PG).
+  await lockEntryEmployee(tx, row.employee_id);
   // Decided first: of two approvals at once, the second waits at this conditional update and is then
   // refused before it applies anything (the correction below rolls back with a refusal too).
   const at = new Date(now).toISOString();
