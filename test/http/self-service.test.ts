@@ -637,6 +637,40 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('creates one person per employee when invite everyone runs in parallel, and never a second active person', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Parallel invites',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 4,
+    });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@parallel.example', permissions: '91,92' }),
+      );
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post(hr, '/employees/invite-all', {})));
+    const invited: string[] = [];
+    for (const r of answers) invited.push(...((await json(r, 200)).items as Json[]).map((i) => i.employeeId));
+    expect(invited.sort()).toEqual(c.employees.map((e) => e.id).sort());
+    const persons = await server.ctx.database.db
+      .selectFrom('users')
+      .select('employee_id')
+      .where('company_id', '=', c.companyId)
+      .where('employee_id', 'is not', null)
+      .execute();
+    expect(persons.map((p) => p.employee_id).sort()).toEqual(c.employees.map((e) => e.id).sort());
+    // The database refuses a second active person of an employee (users_active_employee_key).
+    await expect(
+      inTransaction(server.ctx, (tx, now) =>
+        createUser(tx, now, {
+          companyId: c.companyId,
+          email: 'second@parallel.example',
+          employee: c.employees[0]!.id,
+        }),
+      ),
+    ).rejects.toThrow(/already has an active person/);
+  });
+
   it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Zeta',
@@ -906,14 +940,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       timeZone: 'Europe/Berlin',
       employeeCount: 8,
     });
-    const boss = await client
-      .fresh()
-      .signedIn(
-        await createPerson(server.ctx, c.companyId, {
-          email: 'boss@deadlock.example',
-          permissions: '47,91,92',
-        }),
-      );
+    const boss = await client.fresh().signedIn(
+      await createPerson(server.ctx, c.companyId, {
+        email: 'boss@deadlock.example',
+        permissions: '47,91,92',
+      }),
+    );
     const rounds = await Promise.all(
       c.employees.map(async (e, i) => {
         const worker = await linked(c.companyId, e.id);

@@ -8,7 +8,12 @@ import { requireCompany } from '../companies/service.js';
 import { deleteSessionsOfUser } from './queries.js';
 import { companyOfDomain, peopleByLocalPart } from '../sso/queries.js';
 import { canonicalEmail, emailDomain } from '../sso/rules.js';
-import { type Executor, type Tx } from '../../platform/db/database.js';
+import {
+  type Executor,
+  isUniqueViolation,
+  type Tx,
+  uniqueViolationTarget,
+} from '../../platform/db/database.js';
 import { invalid, notFound, requireEmail, requireUuid } from '../../shared/input-checks.js';
 
 /**
@@ -87,6 +92,13 @@ export async function createUser(
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!employee) throw notFound('employee in this company', input.employee);
+    const linked = await tx
+      .selectFrom('users')
+      .select('id')
+      .where('employee_id', '=', employeeId)
+      .where('active', '=', 1)
+      .executeTakeFirst();
+    if (linked) throw invalid(`employee ${employeeId} already has an active person (${linked.id})`);
   }
   if (await activePersonWithEmail(tx, company.id, email))
     throw invalid(`an active user with email ${email} already exists in this company`);
@@ -106,7 +118,14 @@ export async function createUser(
     created_at: at,
     deactivated_at: null,
   };
-  await tx.insertInto('users').values(row).execute();
+  try {
+    await tx.insertInto('users').values(row).execute();
+  } catch (error) {
+    // users_active_employee_key: another active person of the employee was created meanwhile.
+    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('employee'))
+      throw invalid(`employee ${employeeId} already has an active person`);
+    throw error;
+  }
   await recordAudit(tx, {
     ...auditBase(company.id, at, input.actor),
     action: 'user.create',

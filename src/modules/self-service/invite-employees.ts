@@ -8,7 +8,7 @@ import { inviteUser } from '../people/service.js';
 import { activePersonWithEmail, createUser } from '../people/users.js';
 import { companyOfDomain } from '../sso/queries.js';
 import { emailDomain } from '../sso/rules.js';
-import { employeesWithoutPerson, findWorkplace } from './queries.js';
+import { employeesWithoutPerson, findWorkplace, lockCompanyForInvites } from './queries.js';
 
 /** Why an employee was left out of "invite everyone" (never another company's domain by name). */
 export type InviteSkipReason = 'email_in_use' | 'email_domain_signs_in_elsewhere' | 'invalid_email';
@@ -31,6 +31,9 @@ export async function inviteEmployees(
 ) {
   const actor = input.actor ?? CLI_ACTOR;
   const company = await requireCompany(tx, input.companyId);
+  // One invite everyone of a company at a time (PostgreSQL): two at once created two persons for each
+  // employee. The unique index users_active_employee_key refuses a second active person of an employee.
+  await lockCompanyForInvites(tx, company.id);
   let workplaceId: string | null = null;
   if (input.workplaceId !== null) {
     const workplace = isUuid(input.workplaceId)

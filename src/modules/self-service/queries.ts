@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestRow, CorrectionRequestsTable } from '../../platform/db/schema.js';
 
 /* Rows of self-service (issue 35): the person's employee, the web clock's settings, correction requests. */
@@ -163,6 +163,20 @@ export const INVITABLE_STATUSES = ['active', 'on_leave'] as const;
  * person linked yet, by name. Any linked person counts, a deactivated one too: inviting everyone never gives back access
  * someone took away.
  */
+/**
+ * Locks the company's row for the rest of the transaction on PostgreSQL (SQLite's write transactions
+ * run one at a time): two "invite everyone" of one company run one after the other, so the second
+ * sees the persons the first created and creates no second person for an employee.
+ */
+export async function lockCompanyForInvites(tx: Tx, companyId: string): Promise<void> {
+  await tx
+    .selectFrom('companies')
+    .select('id')
+    .where('id', '=', companyId)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .execute();
+}
+
 export function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
   let query = db
     .selectFrom('employees as e')

@@ -58,9 +58,18 @@ export async function up(db: Kysely<unknown>): Promise<void> {
   // A self-service person is found by their employee on every request, and "invite everyone" asks
   // whether an employee has a person.
   await db.schema.createIndex('users_employee_idx').on('users').column('employee_id').execute();
+  // At most one active person per employee (two "invite everyone" at once created two).
+  await db.schema
+    .createIndex('users_active_employee_key')
+    .on('users')
+    .column('employee_id')
+    .unique()
+    .where(sql.ref('active'), '=', sql.lit(1))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('users_active_employee_key').execute();
   await db.schema.dropIndex('users_employee_idx').execute();
   await db.schema.dropTable('correction_requests').execute();
   await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
