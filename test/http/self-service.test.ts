@@ -601,9 +601,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     const hr = await client
       .fresh()
       .signedIn(
-        await createPerson(server.ctx, c.companyId, { email: 'hr@gamma.example', permissions: '92' }),
+        await createPerson(server.ctx, c.companyId, { email: 'hr@gamma.example', permissions: '91,92' }),
       );
     await expectProblem(await post(self0, '/employees/invite-all'), 403, 'forbidden');
+    // Either permission alone is refused: the links act as every employee (review 2, #8).
+    for (const [email, permissions] of [
+      ['only92@gamma.example', '92'],
+      ['only91@gamma.example', '91'],
+    ] as const) {
+      const one = await client
+        .fresh()
+        .signedIn(await createPerson(server.ctx, c.companyId, { email, permissions }));
+      await expectProblem(await post(one, '/employees/invite-all', {}), 403, 'forbidden');
+    }
     await expectProblem(
       await post(hr, '/employees/invite-all', { workplaceId: a.workplaceId }),
       404,
@@ -697,7 +707,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
     const hr = await client
       .fresh()
-      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '92' }));
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '91,92' }),
+      );
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
     expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([onLeave, active].sort());
   });
@@ -834,7 +846,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await createPerson(server.ctx, c.companyId, { email: 'ada.lovelace@iota.example', permissions: '' });
     const hrPerson = await createPerson(server.ctx, c.companyId, {
       email: 'hr@iota.example',
-      permissions: '92',
+      permissions: '91,92',
     });
     const hr = await client.fresh().signedIn(hrPerson);
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
@@ -1045,7 +1057,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, alpha, { lastName: 'Alpha' }));
     const hr = await client
       .fresh()
-      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '92' }));
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '91,92' }),
+      );
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
     expect(invited.items.map((i: Json) => i.employeeId)).toEqual([nameless, alpha, zed]);
     const { sql } = await import('kysely');

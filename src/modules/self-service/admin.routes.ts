@@ -125,7 +125,7 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         summary: 'Invite every employee to self-service',
         operationId: 'inviteEmployees',
         description:
-          'A self-service person (no permissions) for every employee active or on leave with an email and no person linked yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Employees left out are listed under `skipped` with the reason. The caller holds working links of every employee (they act as them until used): permission 92 (managing employees). Audited as the caller, with one `employees.invite_all` row.',
+          'A self-service person (no permissions) for every employee active or on leave with an email and no person linked yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Employees left out are listed under `skipped` with the reason. The caller holds working links of every employee (they act as them until used): permissions 91 (deciding on entries) and 92 (managing employees) both, or a super admin. Audited as the caller, with one `employees.invite_all` row.',
         tags: ['Employees'],
         body: InviteEmployeesBodySchema,
         response: {
@@ -135,7 +135,10 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
       },
     },
     async (request) => {
+      // Both 91 and 92 (or a super admin): the caller gets working links of every employee, so they
+      // can act as any of them (punch, file requests); managing employees alone is not enough.
       const person = requirePermission(request, PERMISSION_MANAGE_EMPLOYEES);
+      requirePermission(request, PERMISSION_DECIDE_ENTRIES);
       return inTransaction(ctx, (tx, now) =>
         inviteEmployees(tx, now, {
           companyId: person.companyId,

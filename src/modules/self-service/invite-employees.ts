@@ -21,7 +21,7 @@ export type InviteSkipReason = 'email_in_use' | 'email_domain_signs_in_elsewhere
  * form), when the email's domain signs in with another company's single sign-on, or when the email is
  * not an address. Nothing is sent: the links are answered once, to be handed out. The caller holds
  * working links of every employee (they act as them until the links are used): the console's route
- * needs permission 92. The audit log names the caller for every person and invitation, and one
+ * needs permissions 91 and 92 both. The audit log names the caller for every person and invitation, and one
  * `employees.invite_all` row sums it up.
  */
 export async function inviteEmployees(
