@@ -413,7 +413,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(
       await post(self0, '/self/correction-requests', {
         timeEntryId: null,
-        date: '2026-06-07',
+        date: '2026-06-09',
         proposed: { clockIn: '2026-06-09T07:00:00Z', clockOut: '2026-06-09T09:00:00Z' },
         reason: 'forgot',
       }),
@@ -439,7 +439,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
     expect(filed).toMatchObject({
       timeEntryId: today.id,
-      date: '2026-06-07',
+      date: '2026-06-09',
       status: 'requested',
       proposed: { clockIn: '2026-06-09T05:45:00Z', clockOut: null, breakMinutes: null },
       decidedBy: null,
@@ -568,11 +568,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   });
 
   it("refuses a manager deciding on their own employee's request (own_entry)", async () => {
-    const employee = a.employees[2]!.id;
-    const self2 = await linked(a.companyId, employee);
-    const boss2 = await linked(a.companyId, employee, '47,91');
+    // One active person per employee: the manager who is employee 2 files their own request.
+    const boss2 = await linked(a.companyId, a.employees[2]!.id, '47,91');
     const request = await json(
-      post(self2, '/self/correction-requests', {
+      post(boss2, '/self/correction-requests', {
         timeEntryId: null,
         date: '2026-06-04',
         proposed: { clockIn: '2026-06-04T08:00:00+02:00', clockOut: '2026-06-04T12:00:00+02:00' },
@@ -800,6 +799,31 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     for (const r of answers.filter((x) => x.status === 409))
       await expectProblem(r, 409, 'correction_request_open');
     expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(1);
+  });
+
+  it('refuses all but one of parallel requests for one missing day (correction_request_open)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Missing days',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const missing = (date: string, i: number) =>
+      post(worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date,
+        proposed: { clockIn: `${date}T07:00:00Z`, clockOut: `${date}T${10 + (i % 5)}:00:00Z` },
+        reason: `forgot ${i}`,
+      });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => missing('2026-06-03', i)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses, JSON.stringify(statuses)).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409))
+      await expectProblem(r, 409, 'correction_request_open');
+    // Filed again later: still refused while one waits; another day is its own request.
+    await expectProblem(await missing('2026-06-03', 9), 409, 'correction_request_open');
+    await json(missing('2026-06-04', 0), 201);
+    expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(2);
   });
 
   it('audits invite everyone as the caller with one summary row, and lists who was skipped and why', async () => {
@@ -1179,15 +1203,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   });
 
   it('stops at once for a deactivated person or a deleted employee', async () => {
-    const gone = await linked(a.companyId, a.employees[2]!.id);
-    await json(gone.request('/self'), 200);
-    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
-    await expectProblem(await gone.request('/self'), 401, 'session_required');
     const c = await createCompanyFixture(server.ctx, {
       name: 'Delta',
       timeZone: 'Europe/Berlin',
-      employeeCount: 1,
+      employeeCount: 2,
     });
+    const gone = await linked(c.companyId, c.employees[1]!.id);
+    await json(gone.request('/self'), 200);
+    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
+    await expectProblem(await gone.request('/self'), 401, 'session_required');
     const leaver = await linked(c.companyId, c.employees[0]!.id);
     await json(leaver.request('/self'), 200);
     await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, c.employees[0]!.id));

@@ -17,6 +17,7 @@ import {
   findCorrectionRequest,
   insertCorrectionRequest,
   listCorrectionRequests,
+  openMissingRequest,
   openRequestForEntry,
 } from './queries.js';
 import { requestView } from './request-view.js';
@@ -98,6 +99,12 @@ async function checkMissingRequest(tx: Tx, now: number, self: Self, body: Correc
   if (clockOut == null)
     errors.push(field('proposed.clockOut', 'is required for a missing entry', 'required'));
   if (errors.length > 0) throw validationError(errors);
+  const waiting = await openMissingRequest(tx, self.employee.id, body.date!);
+  if (waiting !== undefined)
+    throw new ApiError(
+      'correction_request_open',
+      `request ${waiting} for a missing entry on ${body.date} is waiting for a decision`,
+    );
   const result = await createShift(
     tx,
     now,
@@ -174,12 +181,12 @@ export async function fileCorrectionRequest(
   try {
     await insertCorrectionRequest(tx, row);
   } catch (error) {
-    // Two requests for one entry at once: both passed the check above, the partial unique index
-    // (correction_requests_open_entry_key) lets one in; the other is the same refusal.
+    // Two requests for one entry (or one missing day) at once: both passed the check above, the
+    // partial unique index (correction_requests_open_entry_key, _open_missing_key) lets one in.
     if (isUniqueViolation(error))
       throw new ApiError(
         'correction_request_open',
-        'another request for this entry is waiting for a decision',
+        'another request for this entry (or this missing day) is waiting for a decision',
       );
     throw error;
   }

@@ -137,6 +137,23 @@ export async function openRequestForEntry(db: Executor, entryId: string): Promis
   return row?.id;
 }
 
+/** Whether a request for a missing entry of the employee on `date` is waiting (the index has the last word). */
+export async function openMissingRequest(
+  db: Executor,
+  employeeId: string,
+  date: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('correction_requests')
+    .select('id')
+    .where('employee_id', '=', employeeId)
+    .where('date', '=', date)
+    .where('time_entry_id', 'is', null)
+    .where('status', '=', 'requested')
+    .executeTakeFirst();
+  return row?.id;
+}
+
 /** Moves a request still `requested` to its decision; the number of rows changed (0: decided meanwhile). */
 export async function decideCorrectionRequest(
   tx: Tx,

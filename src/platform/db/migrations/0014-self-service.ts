@@ -55,6 +55,14 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('status'), '=', sql.lit('requested'))
     .execute();
+  // One waiting request for a missing entry per employee and day (the same refusal as for an entry).
+  await db.schema
+    .createIndex('correction_requests_open_missing_key')
+    .on('correction_requests')
+    .columns(['employee_id', 'date'])
+    .unique()
+    .where(sql`time_entry_id is null and status = 'requested'`)
+    .execute();
   // A self-service person is found by their employee on every request, and "invite everyone" asks
   // whether an employee has a person.
   await db.schema.createIndex('users_employee_idx').on('users').column('employee_id').execute();
@@ -71,6 +79,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropIndex('users_active_employee_key').execute();
   await db.schema.dropIndex('users_employee_idx').execute();
+  await db.schema.dropIndex('correction_requests_open_missing_key').execute();
   await db.schema.dropTable('correction_requests').execute();
   await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
   await db.schema.alterTable('companies').dropColumn('web_clock').execute();
