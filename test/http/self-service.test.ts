@@ -7,6 +7,7 @@ import { deleteEmployee, updateEmployee } from '../../src/modules/employees/chan
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
+import { newId } from '../../src/domain/ids.js';
 import { type Json } from '../support/absences.js';
 import { expectProblem } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD } from '../support/admin-api.js';
@@ -824,6 +825,68 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await expectProblem(await missing('2026-06-03', 9), 409, 'correction_request_open');
     await json(missing('2026-06-04', 0), 201);
     expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(2);
+  });
+
+  it("pages the correction requests (mine and the managers' list) with a cursor, 100 a page", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Many requests',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@many.example', permissions: '47,91' }),
+      );
+    const at = '2026-06-01T10:00:00.000Z';
+    const rows = Array.from({ length: 103 }, (_, i) => {
+      const date = new Date(Date.parse('2026-01-01T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10);
+      return {
+        id: newId(),
+        company_id: c.companyId,
+        employee_id: c.employees[0]!.id,
+        time_entry_id: null,
+        time_entry_version: null,
+        date,
+        proposed_clock_in: `${date}T07:00:00Z`,
+        proposed_clock_out: `${date}T11:00:00Z`,
+        proposed_break_minutes: null,
+        reason: `forgot ${i}`,
+        status: 'requested',
+        requested_by: worker.userId,
+        decided_by_kind: null,
+        decided_by_id: null,
+        decided_by_name: null,
+        decided_at: null,
+        decision_reason: null,
+        // Half share one instant: the cursor orders by (created_at, id).
+        created_at: i % 2 === 0 ? at : new Date(Date.parse(at) + i * 1000).toISOString(),
+        updated_at: at,
+      };
+    });
+    await server.ctx.database.db.insertInto('correction_requests').values(rows).execute();
+    for (const [who, path] of [
+      [worker, '/self/correction-requests'],
+      [boss, '/correction-requests'],
+    ] as const) {
+      const first = await json(who.request(path), 200);
+      expect(first.items).toHaveLength(100);
+      expect(typeof first.nextCursor).toBe('string');
+      const second = await json(who.request(`${path}?cursor=${encodeURIComponent(first.nextCursor)}`), 200);
+      expect(second.items).toHaveLength(3);
+      expect(second.nextCursor).toBeNull();
+      const ids = [...first.items, ...second.items].map((i: Json) => i.id);
+      expect(new Set(ids).size).toBe(103);
+      expect(ids.sort()).toEqual(rows.map((r) => r.id).sort());
+    }
+    // A cursor of one listing is refused by another.
+    const mine = await json(worker.request('/self/correction-requests'), 200);
+    await expectProblem(
+      await boss.request(`/correction-requests?cursor=${encodeURIComponent(mine.nextCursor)}`),
+      422,
+      'validation_failed',
+    );
   });
 
   it('audits invite everyone as the caller with one summary row, and lists who was skipped and why', async () => {

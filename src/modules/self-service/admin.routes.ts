@@ -30,14 +30,15 @@ import {
 const TAG = ['Correction requests'];
 const MANAGE = PERMISSION_DECIDE_ENTRIES;
 
-function listRoute(app: TypeBoxApp, { ctx }: RouteContext) {
+function listRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.get(
     '/correction-requests',
     {
       schema: {
         summary: "Employees' correction requests",
         operationId: 'listCorrectionRequests',
-        description: 'Newest first (the latest 200), by default the waiting ones. Permission 91.',
+        description:
+          "Newest first, by default the waiting ones, 100 a page: send the page's `nextCursor` as `cursor` for the next. Permission 91.",
         tags: TAG,
         querystring: ManagerRequestsQuerySchema,
         response: {
@@ -47,7 +48,10 @@ function listRoute(app: TypeBoxApp, { ctx }: RouteContext) {
       },
     },
     async (request) =>
-      companyCorrectionRequests(ctx.database.db, requirePermission(request, MANAGE), request.query.status),
+      companyCorrectionRequests(ctx.database.db, services.cursors, requirePermission(request, MANAGE), {
+        ...(request.query.status !== undefined ? { status: request.query.status } : {}),
+        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
+      }),
   );
 }
 

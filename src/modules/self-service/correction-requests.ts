@@ -1,7 +1,9 @@
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
+import type { CursorCodec } from '../../domain/cursor.js';
 import { isUuid, newId } from '../../domain/ids.js';
 import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestsTable } from '../../platform/db/schema.js';
+import { invalidCursor } from '../../shared/pages.js';
 import { recordAudit } from '../audit/queries.js';
 import { actorOf } from '../context.js';
 import { addShiftFor } from '../corrections/add-shift.js';
@@ -332,22 +334,68 @@ export async function rejectCorrectionRequest(
   });
 }
 
-/** The employee's own requests, newest first. */
-export async function ownCorrectionRequests(db: Executor, self: Self) {
+/** Requests a page holds (newest first). */
+export const REQUESTS_PAGE = 100;
+
+/**
+ * A page of requests, newest first; the cursor is bound to its listing (kind, company, employee or
+ * status), so another listing's cursor is refused (422 invalid_cursor).
+ */
+async function requestsPage(
+  db: Executor,
+  cursors: CursorCodec,
+  filter: { companyId: string; employeeId?: string; status?: string },
+  cursor: string | undefined,
+) {
+  const key = JSON.stringify([filter.companyId, filter.employeeId ?? null, filter.status ?? null]);
+  let after: { createdAt: string; id: string } | undefined;
+  if (cursor !== undefined) {
+    const p = cursors.decode(cursor);
+    if (p?.k !== 'correction-requests' || p.f !== key || typeof p.t !== 'string' || typeof p.a !== 'string')
+      throw invalidCursor('list of correction requests');
+    after = { createdAt: p.t, id: p.a };
+  }
   const rows = await listCorrectionRequests(db, {
-    companyId: self.person.companyId,
-    employeeId: self.employee.id,
+    ...filter,
+    ...(after !== undefined ? { after } : {}),
+    limit: REQUESTS_PAGE + 1,
   });
-  return { items: rows.map(requestView) };
+  const items = rows.slice(0, REQUESTS_PAGE);
+  const last = items.at(-1);
+  const nextCursor =
+    rows.length > REQUESTS_PAGE && last
+      ? cursors.encode({ k: 'correction-requests', f: key, t: last.created_at, a: last.id })
+      : null;
+  return { items, nextCursor };
 }
 
-/** The company's requests for managers (default: the waiting ones), with each employee's name. */
-export async function companyCorrectionRequests(db: Executor, person: ConsolePerson, status?: string) {
-  const rows = await listCorrectionRequests(db, {
-    companyId: person.companyId,
-    status: status ?? 'requested',
-  });
+/** The employee's own requests, newest first, 100 a page. */
+export async function ownCorrectionRequests(db: Executor, cursors: CursorCodec, self: Self, cursor?: string) {
+  const page = await requestsPage(
+    db,
+    cursors,
+    { companyId: self.person.companyId, employeeId: self.employee.id },
+    cursor,
+  );
+  return { items: page.items.map(requestView), nextCursor: page.nextCursor };
+}
+
+/** The company's requests for managers (default: the waiting ones), with each employee's name, 100 a page. */
+export async function companyCorrectionRequests(
+  db: Executor,
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: { status?: string; cursor?: string },
+) {
+  const page = await requestsPage(
+    db,
+    cursors,
+    { companyId: person.companyId, status: query.status ?? 'requested' },
+    query.cursor,
+  );
+  const rows = page.items;
   return {
+    nextCursor: page.nextCursor,
     items: rows.map((row) => ({
       ...requestView(row),
       employeeName: [row.first_name, row.last_name].filter(Boolean).join(' ') || row.employee_email,

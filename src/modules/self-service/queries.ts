@@ -102,12 +102,27 @@ export function findCorrectionRequest(
 /** The newest 200 requests of one employee, or of the company (optionally of one status). */
 export function listCorrectionRequests(
   db: Executor,
-  filter: { companyId: string; employeeId?: string; status?: string },
+  filter: {
+    companyId: string;
+    employeeId?: string;
+    status?: string;
+    /** The last row of the previous page (newest first): rows after it. */
+    after?: { createdAt: string; id: string };
+    limit: number;
+  },
 ): Promise<CorrectionRequestWithEmployee[]> {
   let query = requests(db).where('r.company_id', '=', filter.companyId);
   if (filter.employeeId !== undefined) query = query.where('r.employee_id', '=', filter.employeeId);
   if (filter.status !== undefined) query = query.where('r.status', '=', filter.status);
-  return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(200).execute();
+  const after = filter.after;
+  if (after !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        eb('r.created_at', '<', after.createdAt),
+        eb.and([eb('r.created_at', '=', after.createdAt), eb('r.id', '<', after.id)]),
+      ]),
+    );
+  return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(filter.limit).execute();
 }
 
 /** The waiting requests of an entry, or of an employee. */

@@ -61,7 +61,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on('correction_requests')
     .columns(['employee_id', 'date'])
     .unique()
-    .where(sql`time_entry_id is null and status = 'requested'`)
+    .where(sql<boolean>`time_entry_id is null and status = 'requested'`)
     .execute();
   // A self-service person is found by their employee on every request, and "invite everyone" asks
   // whether an employee has a person.
