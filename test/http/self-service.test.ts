@@ -681,6 +681,37 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     ).rejects.toThrow(/already has an active person/);
   });
 
+  it("ends the unused invitation links of a deleted employee's person", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Leavers',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@leavers.example', permissions: '91,92' }),
+      );
+    const invited = (await json(post(hr, '/employees/invite-all', {}), 200)).items as Json[];
+    const linkOf = (employeeId: string) =>
+      invited.find((i) => i.employeeId === employeeId)!.url.split('/invite/')[1];
+    const deleted = await hr.request(`/employees/${c.employees[0]!.id}`, { method: 'DELETE' });
+    expect(deleted.status, await deleted.clone().text()).toBeLessThan(300);
+    await expectProblem(
+      await post(client.fresh(), '/invitations/accept', {
+        token: linkOf(c.employees[0]!.id),
+        password: PASSWORD,
+      }),
+      410,
+      'invitation_invalid',
+    );
+    // The other employee's link still works.
+    await json(
+      post(client.fresh(), '/invitations/accept', { token: linkOf(c.employees[1]!.id), password: PASSWORD }),
+      200,
+    );
+  });
+
   it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Zeta',
