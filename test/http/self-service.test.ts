@@ -712,6 +712,31 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('skips an employee whose non-ASCII email an active person already has (email_in_use), on both databases', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Non-ASCII',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const [taken, free] = c.employees.map((e) => e.id) as [string, string];
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, taken, { email: '𝒜da.Émile@nonascii.example' }),
+    );
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, free, { email: 'émile@nonascii.example' }),
+    );
+    await createPerson(server.ctx, c.companyId, { email: '𝒜da.Émile@nonascii.example', permissions: '' });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@nonascii.example', permissions: '91,92' }),
+      );
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    // É is not folded (the local part is lower-cased in ASCII only): émile@ is another address.
+    expect(invited.items.map((i: Json) => i.employeeId)).toEqual([free]);
+    expect(invited.skipped).toEqual([{ employeeId: taken, reason: 'email_in_use' }]);
+  });
+
   it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Zeta',

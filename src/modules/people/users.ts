@@ -27,6 +27,22 @@ export async function activePersonWithEmail(
   email: string,
 ): Promise<boolean> {
   const canonical = canonicalEmail(email);
+  // Non-ASCII: SQL's lower() and substr() differ between the databases (PostgreSQL lower-cases É,
+  // SQLite does not; substr counts code points, JS lengths UTF-16 units), so the company's active
+  // people are compared here, in code, the same way on both (review 2, #4).
+  if ([...email.trim()].some((ch) => ch.codePointAt(0)! > 127)) {
+    const active = await db
+      .selectFrom('users')
+      .select('email')
+      .where('company_id', '=', companyId)
+      .where('active', '=', 1)
+      .execute();
+    const same = (other: string) =>
+      canonical === null
+        ? other.trim().toLowerCase() === email.trim().toLowerCase()
+        : canonicalEmail(other)?.email === canonical.email;
+    return active.some((row) => same(row.email));
+  }
   if (canonical === null)
     return (
       (await db
