@@ -1218,6 +1218,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect(indexes.rows.map((r) => r.name)).toContain('users_employee_idx');
   });
 
+  it("invites in one order whatever the database's collation (a linguistic one on PostgreSQL)", async () => {
+    // A server of its own: the column's collation changes before any statement is prepared.
+    const own = await startTestServer(dialect, { now: () => clock });
+    try {
+      const { sql } = await import('kysely');
+      // A database created with a linguistic collation (en_US and the like) sorts adams before Baker.
+      if (dialect.name !== 'sqlite')
+        await sql`alter table employees alter column last_name type text collate "und-x-icu"`.execute(
+          own.ctx.database.db,
+        );
+      const c = await createCompanyFixture(own.ctx, {
+        name: 'Collation',
+        timeZone: 'Europe/Berlin',
+        employeeCount: 2,
+      });
+      const [lower, upper] = c.employees.map((e) => e.id) as [string, string];
+      await inTransaction(own.ctx, (tx, now) => updateEmployee(tx, now, lower, { lastName: 'adams' }));
+      await inTransaction(own.ctx, (tx, now) => updateEmployee(tx, now, upper, { lastName: 'Baker' }));
+      const hr = await (
+        await AdminClient.create(own)
+      )
+        .fresh()
+        .signedIn(
+          await createPerson(own.ctx, c.companyId, { email: 'hr@collation.example', permissions: '91,92' }),
+        );
+      const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+      expect(invited.items.map((i: Json) => i.employeeId)).toEqual([upper, lower]);
+    } finally {
+      await own.stop();
+    }
+  });
+
   it("counts today's hours from midnight: a session open since yesterday, yesterday's night shift", async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Nu',

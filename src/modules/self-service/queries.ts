@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestRow, CorrectionRequestsTable } from '../../platform/db/schema.js';
 
@@ -209,10 +208,10 @@ export async function lockCompanyForInvites(tx: Tx, companyId: string): Promise<
     .execute();
 }
 
-export function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
+export async function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
   let query = db
     .selectFrom('employees as e')
-    .select(['e.id', 'e.email'])
+    .select(['e.id', 'e.email', 'e.last_name', 'e.first_name'])
     .where('e.company_id', '=', companyId)
     .where('e.deleted_at', 'is', null)
     .where('e.email', '<>', '')
@@ -221,10 +220,14 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
       eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.employee_id', '=', 'e.id'))),
     );
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
-  // Names may be null: as '' they sort first on both databases (nulls sort last on PostgreSQL only).
-  return query
-    .orderBy(sql`coalesce(e.last_name, '')`)
-    .orderBy(sql`coalesce(e.first_name, '')`)
-    .orderBy('e.id')
-    .execute();
+  // Sorted here, not in SQL: the database's collation decides ORDER BY (PostgreSQL's may be
+  // linguistic, SQLite's is binary), so the same employees came in another order (review 2, #6).
+  // A missing name sorts first, as ''; then by code unit, the same on both databases.
+  const rows = await query.execute();
+  const key = (row: (typeof rows)[number]) => [row.last_name ?? '', row.first_name ?? '', row.id];
+  const compare = (a: string[], b: string[]) => {
+    for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+    return 0;
+  };
+  return rows.sort((a, b) => compare(key(a), key(b)));
 }
