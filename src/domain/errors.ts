@@ -175,7 +175,7 @@ export const ERROR_CATALOGUE = {
   correction_request_open: {
     status: 409,
     code: 6053,
-    title: 'A correction request for this entry is already waiting for a decision',
+    title: 'A correction request for this entry (or this missing day) is already waiting for a decision',
   },
   employee_not_active: {
     status: 403,

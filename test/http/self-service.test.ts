@@ -7,6 +7,7 @@ import { deleteEmployee, updateEmployee } from '../../src/modules/employees/chan
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
+import { newId } from '../../src/domain/ids.js';
 import { type Json } from '../support/absences.js';
 import { expectProblem } from '../support/api.js';
 import { AdminClient, createPerson, PASSWORD } from '../support/admin-api.js';
@@ -568,11 +569,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   });
 
   it("refuses a manager deciding on their own employee's request (own_entry)", async () => {
-    const employee = a.employees[2]!.id;
-    const self2 = await linked(a.companyId, employee);
-    const boss2 = await linked(a.companyId, employee, '47,91');
+    // One active person per employee: the manager who is employee 2 files their own request.
+    const boss2 = await linked(a.companyId, a.employees[2]!.id, '47,91');
     const request = await json(
-      post(self2, '/self/correction-requests', {
+      post(boss2, '/self/correction-requests', {
         timeEntryId: null,
         date: '2026-06-04',
         proposed: { clockIn: '2026-06-04T08:00:00+02:00', clockOut: '2026-06-04T12:00:00+02:00' },
@@ -601,9 +601,19 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     const hr = await client
       .fresh()
       .signedIn(
-        await createPerson(server.ctx, c.companyId, { email: 'hr@gamma.example', permissions: '92' }),
+        await createPerson(server.ctx, c.companyId, { email: 'hr@gamma.example', permissions: '91,92' }),
       );
     await expectProblem(await post(self0, '/employees/invite-all'), 403, 'forbidden');
+    // Either permission alone is refused: the links act as every employee (review 2, #8).
+    for (const [email, permissions] of [
+      ['only92@gamma.example', '92'],
+      ['only91@gamma.example', '91'],
+    ] as const) {
+      const one = await client
+        .fresh()
+        .signedIn(await createPerson(server.ctx, c.companyId, { email, permissions }));
+      await expectProblem(await post(one, '/employees/invite-all', {}), 403, 'forbidden');
+    }
     await expectProblem(
       await post(hr, '/employees/invite-all', { workplaceId: a.workplaceId }),
       404,
@@ -637,6 +647,96 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('creates one person per employee when invite everyone runs in parallel, and never a second active person', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Parallel invites',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 4,
+    });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@parallel.example', permissions: '91,92' }),
+      );
+    const answers = await Promise.all(Array.from({ length: 6 }, () => post(hr, '/employees/invite-all', {})));
+    const invited: string[] = [];
+    for (const r of answers) invited.push(...((await json(r, 200)).items as Json[]).map((i) => i.employeeId));
+    expect(invited.sort()).toEqual(c.employees.map((e) => e.id).sort());
+    const persons = await server.ctx.database.db
+      .selectFrom('users')
+      .select('employee_id')
+      .where('company_id', '=', c.companyId)
+      .where('employee_id', 'is not', null)
+      .execute();
+    expect(persons.map((p) => p.employee_id).sort()).toEqual(c.employees.map((e) => e.id).sort());
+    // The database refuses a second active person of an employee (users_active_employee_key).
+    await expect(
+      inTransaction(server.ctx, (tx, now) =>
+        createUser(tx, now, {
+          companyId: c.companyId,
+          email: 'second@parallel.example',
+          employee: c.employees[0]!.id,
+        }),
+      ),
+    ).rejects.toThrow(/already has an active person/);
+  });
+
+  it("ends the unused invitation links of a deleted employee's person", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Leavers',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@leavers.example', permissions: '91,92' }),
+      );
+    const invited = (await json(post(hr, '/employees/invite-all', {}), 200)).items as Json[];
+    const linkOf = (employeeId: string) =>
+      invited.find((i) => i.employeeId === employeeId)!.url.split('/invite/')[1];
+    const deleted = await hr.request(`/employees/${c.employees[0]!.id}`, { method: 'DELETE' });
+    expect(deleted.status, await deleted.clone().text()).toBeLessThan(300);
+    await expectProblem(
+      await post(client.fresh(), '/invitations/accept', {
+        token: linkOf(c.employees[0]!.id),
+        password: PASSWORD,
+      }),
+      410,
+      'invitation_invalid',
+    );
+    // The other employee's link still works.
+    await json(
+      post(client.fresh(), '/invitations/accept', { token: linkOf(c.employees[1]!.id), password: PASSWORD }),
+      200,
+    );
+  });
+
+  it('skips an employee whose non-ASCII email an active person already has (email_in_use), on both databases', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Non-ASCII',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 2,
+    });
+    const [taken, free] = c.employees.map((e) => e.id) as [string, string];
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, taken, { email: '𝒜da.Émile@nonascii.example' }),
+    );
+    await inTransaction(server.ctx, (tx, now) =>
+      updateEmployee(tx, now, free, { email: 'émile@nonascii.example' }),
+    );
+    await createPerson(server.ctx, c.companyId, { email: '𝒜da.Émile@nonascii.example', permissions: '' });
+    const hr = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@nonascii.example', permissions: '91,92' }),
+      );
+    const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+    // É is not folded (the local part is lower-cased in ASCII only): émile@ is another address.
+    expect(invited.items.map((i: Json) => i.employeeId)).toEqual([free]);
+    expect(invited.skipped).toEqual([{ employeeId: taken, reason: 'email_in_use' }]);
+  });
+
   it('invites no one whose person was deactivated, and only employees active or on leave', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Zeta',
@@ -663,7 +763,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, id, { status }));
     const hr = await client
       .fresh()
-      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '92' }));
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@zeta.example', permissions: '91,92' }),
+      );
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
     expect(invited.items.map((i: Json) => i.employeeId).sort()).toEqual([onLeave, active].sort());
   });
@@ -756,6 +858,93 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(1);
   });
 
+  it('refuses all but one of parallel requests for one missing day (correction_request_open)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Missing days',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const missing = (date: string, i: number) =>
+      post(worker, '/self/correction-requests', {
+        timeEntryId: null,
+        date,
+        proposed: { clockIn: `${date}T07:00:00Z`, clockOut: `${date}T${10 + (i % 5)}:00:00Z` },
+        reason: `forgot ${i}`,
+      });
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => missing('2026-06-03', i)));
+    const statuses = answers.map((r) => r.status).sort();
+    expect(statuses, JSON.stringify(statuses)).toEqual([201, 409, 409, 409, 409, 409]);
+    for (const r of answers.filter((x) => x.status === 409))
+      await expectProblem(r, 409, 'correction_request_open');
+    // Filed again later: still refused while one waits; another day is its own request.
+    await expectProblem(await missing('2026-06-03', 9), 409, 'correction_request_open');
+    await json(missing('2026-06-04', 0), 201);
+    expect((await json(worker.request('/self/correction-requests'), 200)).items).toHaveLength(2);
+  });
+
+  it("pages the correction requests (mine and the managers' list) with a cursor, 100 a page", async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Many requests',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 1,
+    });
+    const worker = await linked(c.companyId, c.employees[0]!.id);
+    const boss = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'boss@many.example', permissions: '47,91' }),
+      );
+    const at = '2026-06-01T10:00:00.000Z';
+    const rows = Array.from({ length: 103 }, (_, i) => {
+      const date = new Date(Date.parse('2026-01-01T00:00:00Z') + i * 86_400_000).toISOString().slice(0, 10);
+      return {
+        id: newId(),
+        company_id: c.companyId,
+        employee_id: c.employees[0]!.id,
+        time_entry_id: null,
+        time_entry_version: null,
+        date,
+        proposed_clock_in: `${date}T07:00:00Z`,
+        proposed_clock_out: `${date}T11:00:00Z`,
+        proposed_break_minutes: null,
+        reason: `forgot ${i}`,
+        status: 'requested',
+        requested_by: worker.userId,
+        decided_by_kind: null,
+        decided_by_id: null,
+        decided_by_name: null,
+        decided_at: null,
+        decision_reason: null,
+        // Half share one instant: the cursor orders by (created_at, id).
+        created_at: i % 2 === 0 ? at : new Date(Date.parse(at) + i * 1000).toISOString(),
+        updated_at: at,
+      };
+    });
+    await server.ctx.database.db.insertInto('correction_requests').values(rows).execute();
+    for (const [who, path] of [
+      [worker, '/self/correction-requests'],
+      [boss, '/correction-requests'],
+    ] as const) {
+      const first = await json(who.request(path), 200);
+      expect(first.items).toHaveLength(100);
+      expect(typeof first.nextCursor).toBe('string');
+      const second = await json(who.request(`${path}?cursor=${encodeURIComponent(first.nextCursor)}`), 200);
+      expect(second.items).toHaveLength(3);
+      expect(second.nextCursor).toBeNull();
+      const ids = [...first.items, ...second.items].map((i: Json) => i.id);
+      expect(new Set(ids).size).toBe(103);
+      expect(ids.sort()).toEqual(rows.map((r) => r.id).sort());
+    }
+    // A cursor of one listing is refused by another.
+    const mine = await json(worker.request('/self/correction-requests'), 200);
+    await expectProblem(
+      await boss.request(`/correction-requests?cursor=${encodeURIComponent(mine.nextCursor)}`),
+      422,
+      'validation_failed',
+    );
+  });
+
   it('audits invite everyone as the caller with one summary row, and lists who was skipped and why', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Iota',
@@ -800,7 +989,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await createPerson(server.ctx, c.companyId, { email: 'ada.lovelace@iota.example', permissions: '' });
     const hrPerson = await createPerson(server.ctx, c.companyId, {
       email: 'hr@iota.example',
-      permissions: '92',
+      permissions: '91,92',
     });
     const hr = await client.fresh().signedIn(hrPerson);
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
@@ -900,6 +1089,62 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     );
   });
 
+  it('approves while the entry or the employee is deleted in parallel without a deadlock (no 500)', async () => {
+    const c = await createCompanyFixture(server.ctx, {
+      name: 'Deadlock',
+      timeZone: 'Europe/Berlin',
+      employeeCount: 8,
+    });
+    const boss = await client.fresh().signedIn(
+      await createPerson(server.ctx, c.companyId, {
+        email: 'boss@deadlock.example',
+        permissions: '47,91,92',
+      }),
+    );
+    const rounds = await Promise.all(
+      c.employees.map(async (e, i) => {
+        const worker = await linked(c.companyId, e.id);
+        const entry = await addEntry(c, e.id, '2026-06-08');
+        const onEntry = await json(
+          post(worker, '/self/correction-requests', {
+            timeEntryId: entry,
+            proposed: { breakMinutes: 45 },
+            reason: 'longer lunch',
+          }),
+          201,
+        );
+        const missing = await json(
+          post(worker, '/self/correction-requests', {
+            timeEntryId: null,
+            date: '2026-06-07',
+            proposed: { clockIn: '2026-06-07T07:00:00Z', clockOut: '2026-06-07T11:00:00Z' },
+            reason: 'forgot',
+          }),
+          201,
+        );
+        return { employee: e.id, entry, onEntry: onEntry.id as string, missing: missing.id as string, i };
+      }),
+    );
+    const answers = await Promise.all(
+      rounds.flatMap((r) =>
+        r.i % 2 === 0
+          ? [
+              post(boss, `/correction-requests/${r.onEntry}/approve`),
+              boss.request(`/time-entries/${r.entry}`, { method: 'DELETE', json: { reason: 'duplicate' } }),
+            ]
+          : [
+              post(boss, `/correction-requests/${r.missing}/approve`),
+              boss.request(`/employees/${r.employee}`, { method: 'DELETE' }),
+            ],
+      ),
+    );
+    const statuses = answers.map((r) => r.status);
+    // Each pair serialises: approved then deleted, or deleted (the request closed) then refused.
+    for (const s of statuses) expect([200, 204, 404, 409, 412, 422], JSON.stringify(statuses)).toContain(s);
+    for (let i = 0; i < answers.length; i += 2)
+      expect(answers[i + 1]!.status, JSON.stringify(statuses)).toBe(204);
+  });
+
   it('refuses to approve a request over an entry changed since it was filed (version_mismatch)', async () => {
     const c = await createCompanyFixture(server.ctx, {
       name: 'Lambda',
@@ -955,7 +1200,9 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
     await inTransaction(server.ctx, (tx, now) => updateEmployee(tx, now, alpha, { lastName: 'Alpha' }));
     const hr = await client
       .fresh()
-      .signedIn(await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '92' }));
+      .signedIn(
+        await createPerson(server.ctx, c.companyId, { email: 'hr@mu.example', permissions: '91,92' }),
+      );
     const invited = await json(post(hr, '/employees/invite-all', {}), 200);
     expect(invited.items.map((i: Json) => i.employeeId)).toEqual([nameless, alpha, zed]);
     const { sql } = await import('kysely');
@@ -969,6 +1216,38 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
             name: string;
           }>`select indexname as name from pg_indexes where tablename = 'users'`.execute(db);
     expect(indexes.rows.map((r) => r.name)).toContain('users_employee_idx');
+  });
+
+  it("invites in one order whatever the database's collation (a linguistic one on PostgreSQL)", async () => {
+    // A server of its own: the column's collation changes before any statement is prepared.
+    const own = await startTestServer(dialect, { now: () => clock });
+    try {
+      const { sql } = await import('kysely');
+      // A database created with a linguistic collation (en_US and the like) sorts adams before Baker.
+      if (dialect.name !== 'sqlite')
+        await sql`alter table employees alter column last_name type text collate "und-x-icu"`.execute(
+          own.ctx.database.db,
+        );
+      const c = await createCompanyFixture(own.ctx, {
+        name: 'Collation',
+        timeZone: 'Europe/Berlin',
+        employeeCount: 2,
+      });
+      const [lower, upper] = c.employees.map((e) => e.id) as [string, string];
+      await inTransaction(own.ctx, (tx, now) => updateEmployee(tx, now, lower, { lastName: 'adams' }));
+      await inTransaction(own.ctx, (tx, now) => updateEmployee(tx, now, upper, { lastName: 'Baker' }));
+      const hr = await (
+        await AdminClient.create(own)
+      )
+        .fresh()
+        .signedIn(
+          await createPerson(own.ctx, c.companyId, { email: 'hr@collation.example', permissions: '91,92' }),
+        );
+      const invited = await json(post(hr, '/employees/invite-all', {}), 200);
+      expect(invited.items.map((i: Json) => i.employeeId)).toEqual([upper, lower]);
+    } finally {
+      await own.stop();
+    }
   });
 
   it("counts today's hours from midnight: a session open since yesterday, yesterday's night shift", async () => {
@@ -1075,15 +1354,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   });
 
   it('stops at once for a deactivated person or a deleted employee', async () => {
-    const gone = await linked(a.companyId, a.employees[2]!.id);
-    await json(gone.request('/self'), 200);
-    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
-    await expectProblem(await gone.request('/self'), 401, 'session_required');
     const c = await createCompanyFixture(server.ctx, {
       name: 'Delta',
       timeZone: 'Europe/Berlin',
-      employeeCount: 1,
+      employeeCount: 2,
     });
+    const gone = await linked(c.companyId, c.employees[1]!.id);
+    await json(gone.request('/self'), 200);
+    await inTransaction(server.ctx, (tx, now) => deactivateUser(tx, now, gone.userId));
+    await expectProblem(await gone.request('/self'), 401, 'session_required');
     const leaver = await linked(c.companyId, c.employees[0]!.id);
     await json(leaver.request('/self'), 200);
     await inTransaction(server.ctx, (tx, now) => deleteEmployee(tx, now, c.employees[0]!.id));

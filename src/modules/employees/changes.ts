@@ -18,6 +18,7 @@ import {
   requireText,
   requireUuid,
 } from '../../shared/input-checks.js';
+import { endInvitationsOfEmployee } from '../people/queries.js';
 import { withdrawWaitingRequests } from '../self-service/close-requests.js';
 
 export const EMPLOYEE_STATUSES = ['active', 'inactive', 'on_leave', 'suspended', 'terminated'] as const;
@@ -399,6 +400,8 @@ export async function deleteEmployee(tx: Tx, now: number, employeeId: string, ac
   );
   // Their waiting correction requests can never be applied: closed (withdrawn by the system).
   await withdrawWaitingRequests(tx, at, { employeeId: existing.id });
+  // Unused invitation links of their persons end too (review 2, #7).
+  await endInvitationsOfEmployee(tx, existing.id, at);
   return { id: existing.id, deleted: true as const };
 }
 

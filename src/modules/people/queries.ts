@@ -120,6 +120,19 @@ export async function endInvitationsOfUser(tx: Tx, userId: string, at: string): 
     .execute();
 }
 
+/**
+ * Ends every open invitation of the persons linked to an employee (the employee was deleted: a link
+ * handed out by "invite everyone" must not sign anyone in to a self-service that no longer exists).
+ */
+export async function endInvitationsOfEmployee(tx: Tx, employeeId: string, at: string): Promise<void> {
+  await tx
+    .updateTable('console_invitations')
+    .set({ used_at: at })
+    .where('used_at', 'is', null)
+    .where('user_id', 'in', (eb) => eb.selectFrom('users').select('id').where('employee_id', '=', employeeId))
+    .execute();
+}
+
 /** Marks the invitation used if it is still unused and unexpired; the user id when it was, else undefined. */
 export async function claimInvitation(tx: Tx, tokenHash: string, at: string): Promise<string | undefined> {
   const row = await tx

@@ -8,7 +8,12 @@ import { requireCompany } from '../companies/service.js';
 import { deleteSessionsOfUser } from './queries.js';
 import { companyOfDomain, peopleByLocalPart } from '../sso/queries.js';
 import { canonicalEmail, emailDomain } from '../sso/rules.js';
-import { type Executor, type Tx } from '../../platform/db/database.js';
+import {
+  type Executor,
+  isUniqueViolation,
+  type Tx,
+  uniqueViolationTarget,
+} from '../../platform/db/database.js';
 import { invalid, notFound, requireEmail, requireUuid } from '../../shared/input-checks.js';
 
 /**
@@ -22,6 +27,22 @@ export async function activePersonWithEmail(
   email: string,
 ): Promise<boolean> {
   const canonical = canonicalEmail(email);
+  // Non-ASCII: SQL's lower() and substr() differ between the databases (PostgreSQL lower-cases É,
+  // SQLite does not; substr counts code points, JS lengths UTF-16 units), so the company's active
+  // people are compared here, in code, the same way on both (review 2, #4).
+  if ([...email.trim()].some((ch) => ch.codePointAt(0)! > 127)) {
+    const active = await db
+      .selectFrom('users')
+      .select('email')
+      .where('company_id', '=', companyId)
+      .where('active', '=', 1)
+      .execute();
+    const same = (other: string) =>
+      canonical === null
+        ? other.trim().toLowerCase() === email.trim().toLowerCase()
+        : canonicalEmail(other)?.email === canonical.email;
+    return active.some((row) => same(row.email));
+  }
   if (canonical === null)
     return (
       (await db
@@ -87,6 +108,13 @@ export async function createUser(
       .where('deleted_at', 'is', null)
       .executeTakeFirst();
     if (!employee) throw notFound('employee in this company', input.employee);
+    const linked = await tx
+      .selectFrom('users')
+      .select('id')
+      .where('employee_id', '=', employeeId)
+      .where('active', '=', 1)
+      .executeTakeFirst();
+    if (linked) throw invalid(`employee ${employeeId} already has an active person (${linked.id})`);
   }
   if (await activePersonWithEmail(tx, company.id, email))
     throw invalid(`an active user with email ${email} already exists in this company`);
@@ -106,7 +134,14 @@ export async function createUser(
     created_at: at,
     deactivated_at: null,
   };
-  await tx.insertInto('users').values(row).execute();
+  try {
+    await tx.insertInto('users').values(row).execute();
+  } catch (error) {
+    // users_active_employee_key: another active person of the employee was created meanwhile.
+    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('employee'))
+      throw invalid(`employee ${employeeId} already has an active person`);
+    throw error;
+  }
   await recordAudit(tx, {
     ...auditBase(company.id, at, input.actor),
     action: 'user.create',

@@ -30,14 +30,15 @@ import {
 const TAG = ['Correction requests'];
 const MANAGE = PERMISSION_DECIDE_ENTRIES;
 
-function listRoute(app: TypeBoxApp, { ctx }: RouteContext) {
+function listRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.get(
     '/correction-requests',
     {
       schema: {
         summary: "Employees' correction requests",
         operationId: 'listCorrectionRequests',
-        description: 'Newest first (the latest 200), by default the waiting ones. Permission 91.',
+        description:
+          "Newest first, by default the waiting ones, 100 a page: send the page's `nextCursor` as `cursor` for the next. Permission 91.",
         tags: TAG,
         querystring: ManagerRequestsQuerySchema,
         response: {
@@ -47,7 +48,10 @@ function listRoute(app: TypeBoxApp, { ctx }: RouteContext) {
       },
     },
     async (request) =>
-      companyCorrectionRequests(ctx.database.db, requirePermission(request, MANAGE), request.query.status),
+      companyCorrectionRequests(ctx.database.db, services.cursors, requirePermission(request, MANAGE), {
+        ...(request.query.status !== undefined ? { status: request.query.status } : {}),
+        ...(request.query.cursor !== undefined ? { cursor: request.query.cursor } : {}),
+      }),
   );
 }
 
@@ -125,7 +129,7 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
         summary: 'Invite every employee to self-service',
         operationId: 'inviteEmployees',
         description:
-          'A self-service person (no permissions) for every employee active or on leave with an email and no person linked yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Employees left out are listed under `skipped` with the reason. The caller holds working links of every employee (they act as them until used): permission 92 (managing employees). Audited as the caller, with one `employees.invite_all` row.',
+          'A self-service person (no permissions) for every employee active or on leave with an email and no person linked yet (optionally of one workplace), each with a one-use link valid 72 hours: shown once. Employees left out are listed under `skipped` with the reason. The caller holds working links of every employee (they act as them until used): permissions 91 (deciding on entries) and 92 (managing employees) both, or a super admin. Audited as the caller, with one `employees.invite_all` row.',
         tags: ['Employees'],
         body: InviteEmployeesBodySchema,
         response: {
@@ -135,7 +139,10 @@ function inviteRoute(app: TypeBoxApp, { services, ctx }: RouteContext) {
       },
     },
     async (request) => {
+      // Both 91 and 92 (or a super admin): the caller gets working links of every employee, so they
+      // can act as any of them (punch, file requests); managing employees alone is not enough.
       const person = requirePermission(request, PERMISSION_MANAGE_EMPLOYEES);
+      requirePermission(request, PERMISSION_DECIDE_ENTRIES);
       return inTransaction(ctx, (tx, now) =>
         inviteEmployees(tx, now, {
           companyId: person.companyId,

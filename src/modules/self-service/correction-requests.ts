@@ -1,13 +1,15 @@
 import { ApiError, type FieldError, validationError } from '../../domain/errors.js';
+import type { CursorCodec } from '../../domain/cursor.js';
 import { isUuid, newId } from '../../domain/ids.js';
 import { type Executor, isUniqueViolation, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestsTable } from '../../platform/db/schema.js';
+import { invalidCursor } from '../../shared/pages.js';
 import { recordAudit } from '../audit/queries.js';
 import { actorOf } from '../context.js';
 import { addShiftFor } from '../corrections/add-shift.js';
 import { correctEntry } from '../corrections/correct.js';
 import { type Manager, managerOfAdmin } from '../corrections/entry-access.js';
-import { findEntry } from '../corrections/queries/entries.js';
+import { findEntry, lockEntryEmployee } from '../corrections/queries/entries.js';
 import { appendEvents, type EventType } from '../events/service.js';
 import type { ConsolePerson } from '../people/person.js';
 import { createShift } from '../time-tracking/shift.js';
@@ -17,6 +19,7 @@ import {
   findCorrectionRequest,
   insertCorrectionRequest,
   listCorrectionRequests,
+  openMissingRequest,
   openRequestForEntry,
 } from './queries.js';
 import { requestView } from './request-view.js';
@@ -98,6 +101,12 @@ async function checkMissingRequest(tx: Tx, now: number, self: Self, body: Correc
   if (clockOut == null)
     errors.push(field('proposed.clockOut', 'is required for a missing entry', 'required'));
   if (errors.length > 0) throw validationError(errors);
+  const waiting = await openMissingRequest(tx, self.employee.id, body.date!);
+  if (waiting !== undefined)
+    throw new ApiError(
+      'correction_request_open',
+      `request ${waiting} for a missing entry on ${body.date} is waiting for a decision`,
+    );
   const result = await createShift(
     tx,
     now,
@@ -174,12 +183,12 @@ export async function fileCorrectionRequest(
   try {
     await insertCorrectionRequest(tx, row);
   } catch (error) {
-    // Two requests for one entry at once: both passed the check above, the partial unique index
-    // (correction_requests_open_entry_key) lets one in; the other is the same refusal.
+    // Two requests for one entry (or one missing day) at once: both passed the check above, the
+    // partial unique index (correction_requests_open_entry_key, _open_missing_key) lets one in.
     if (isUniqueViolation(error))
       throw new ApiError(
         'correction_request_open',
-        'another request for this entry is waiting for a decision',
+        'another request for this entry (or this missing day) is waiting for a decision',
       );
     throw error;
   }
@@ -255,6 +264,9 @@ function revisionReason(row: CorrectionRequestWithEmployee): string {
 /** A manager approves: the correction (or the missing shift) is applied by them, then the request is approved. */
 export async function approveCorrectionRequest(tx: Tx, now: number, person: ConsolePerson, id: string) {
   const row = await loadForDecision(tx, person, id, 'approved');
+  // The employee's row is locked before the request's: deleting the entry or the employee locks the
+  // employee, then closes their waiting requests; taking the locks in the other order deadlocks (PG).
+  await lockEntryEmployee(tx, row.employee_id);
   // Decided first: of two approvals at once, the second waits at this conditional update and is then
   // refused before it applies anything (the correction below rolls back with a refusal too).
   const at = new Date(now).toISOString();
@@ -322,22 +334,68 @@ export async function rejectCorrectionRequest(
   });
 }
 
-/** The employee's own requests, newest first. */
-export async function ownCorrectionRequests(db: Executor, self: Self) {
+/** Requests a page holds (newest first). */
+export const REQUESTS_PAGE = 100;
+
+/**
+ * A page of requests, newest first; the cursor is bound to its listing (kind, company, employee or
+ * status), so another listing's cursor is refused (422 invalid_cursor).
+ */
+async function requestsPage(
+  db: Executor,
+  cursors: CursorCodec,
+  filter: { companyId: string; employeeId?: string; status?: string },
+  cursor: string | undefined,
+) {
+  const key = JSON.stringify([filter.companyId, filter.employeeId ?? null, filter.status ?? null]);
+  let after: { createdAt: string; id: string } | undefined;
+  if (cursor !== undefined) {
+    const p = cursors.decode(cursor);
+    if (p?.k !== 'correction-requests' || p.f !== key || typeof p.t !== 'string' || typeof p.a !== 'string')
+      throw invalidCursor('list of correction requests');
+    after = { createdAt: p.t, id: p.a };
+  }
   const rows = await listCorrectionRequests(db, {
-    companyId: self.person.companyId,
-    employeeId: self.employee.id,
+    ...filter,
+    ...(after !== undefined ? { after } : {}),
+    limit: REQUESTS_PAGE + 1,
   });
-  return { items: rows.map(requestView) };
+  const items = rows.slice(0, REQUESTS_PAGE);
+  const last = items.at(-1);
+  const nextCursor =
+    rows.length > REQUESTS_PAGE && last
+      ? cursors.encode({ k: 'correction-requests', f: key, t: last.created_at, a: last.id })
+      : null;
+  return { items, nextCursor };
 }
 
-/** The company's requests for managers (default: the waiting ones), with each employee's name. */
-export async function companyCorrectionRequests(db: Executor, person: ConsolePerson, status?: string) {
-  const rows = await listCorrectionRequests(db, {
-    companyId: person.companyId,
-    status: status ?? 'requested',
-  });
+/** The employee's own requests, newest first, 100 a page. */
+export async function ownCorrectionRequests(db: Executor, cursors: CursorCodec, self: Self, cursor?: string) {
+  const page = await requestsPage(
+    db,
+    cursors,
+    { companyId: self.person.companyId, employeeId: self.employee.id },
+    cursor,
+  );
+  return { items: page.items.map(requestView), nextCursor: page.nextCursor };
+}
+
+/** The company's requests for managers (default: the waiting ones), with each employee's name, 100 a page. */
+export async function companyCorrectionRequests(
+  db: Executor,
+  cursors: CursorCodec,
+  person: ConsolePerson,
+  query: { status?: string; cursor?: string },
+) {
+  const page = await requestsPage(
+    db,
+    cursors,
+    { companyId: person.companyId, status: query.status ?? 'requested' },
+    query.cursor,
+  );
+  const rows = page.items;
   return {
+    nextCursor: page.nextCursor,
     items: rows.map((row) => ({
       ...requestView(row),
       employeeName: [row.first_name, row.last_name].filter(Boolean).join(' ') || row.employee_email,

@@ -8,7 +8,7 @@ import { inviteUser } from '../people/service.js';
 import { activePersonWithEmail, createUser } from '../people/users.js';
 import { companyOfDomain } from '../sso/queries.js';
 import { emailDomain } from '../sso/rules.js';
-import { employeesWithoutPerson, findWorkplace } from './queries.js';
+import { employeesWithoutPerson, findWorkplace, lockCompanyForInvites } from './queries.js';
 
 /** Why an employee was left out of "invite everyone" (never another company's domain by name). */
 export type InviteSkipReason = 'email_in_use' | 'email_domain_signs_in_elsewhere' | 'invalid_email';
@@ -21,7 +21,7 @@ export type InviteSkipReason = 'email_in_use' | 'email_domain_signs_in_elsewhere
  * form), when the email's domain signs in with another company's single sign-on, or when the email is
  * not an address. Nothing is sent: the links are answered once, to be handed out. The caller holds
  * working links of every employee (they act as them until the links are used): the console's route
- * needs permission 92. The audit log names the caller for every person and invitation, and one
+ * needs permissions 91 and 92 both. The audit log names the caller for every person and invitation, and one
  * `employees.invite_all` row sums it up.
  */
 export async function inviteEmployees(
@@ -31,6 +31,9 @@ export async function inviteEmployees(
 ) {
   const actor = input.actor ?? CLI_ACTOR;
   const company = await requireCompany(tx, input.companyId);
+  // One invite everyone of a company at a time (PostgreSQL): two at once created two persons for each
+  // employee. The unique index users_active_employee_key refuses a second active person of an employee.
+  await lockCompanyForInvites(tx, company.id);
   let workplaceId: string | null = null;
   if (input.workplaceId !== null) {
     const workplace = isUuid(input.workplaceId)

@@ -1,5 +1,4 @@
-import { sql } from 'kysely';
-import type { Executor, Tx } from '../../platform/db/database.js';
+import { type Executor, rowLocks, type Tx } from '../../platform/db/database.js';
 import type { CorrectionRequestRow, CorrectionRequestsTable } from '../../platform/db/schema.js';
 
 /* Rows of self-service (issue 35): the person's employee, the web clock's settings, correction requests. */
@@ -102,12 +101,27 @@ export function findCorrectionRequest(
 /** The newest 200 requests of one employee, or of the company (optionally of one status). */
 export function listCorrectionRequests(
   db: Executor,
-  filter: { companyId: string; employeeId?: string; status?: string },
+  filter: {
+    companyId: string;
+    employeeId?: string;
+    status?: string;
+    /** The last row of the previous page (newest first): rows after it. */
+    after?: { createdAt: string; id: string };
+    limit: number;
+  },
 ): Promise<CorrectionRequestWithEmployee[]> {
   let query = requests(db).where('r.company_id', '=', filter.companyId);
   if (filter.employeeId !== undefined) query = query.where('r.employee_id', '=', filter.employeeId);
   if (filter.status !== undefined) query = query.where('r.status', '=', filter.status);
-  return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(200).execute();
+  const after = filter.after;
+  if (after !== undefined)
+    query = query.where((eb) =>
+      eb.or([
+        eb('r.created_at', '<', after.createdAt),
+        eb.and([eb('r.created_at', '=', after.createdAt), eb('r.id', '<', after.id)]),
+      ]),
+    );
+  return query.orderBy('r.created_at', 'desc').orderBy('r.id', 'desc').limit(filter.limit).execute();
 }
 
 /** The waiting requests of an entry, or of an employee. */
@@ -132,6 +146,23 @@ export async function openRequestForEntry(db: Executor, entryId: string): Promis
     .selectFrom('correction_requests')
     .select('id')
     .where('time_entry_id', '=', entryId)
+    .where('status', '=', 'requested')
+    .executeTakeFirst();
+  return row?.id;
+}
+
+/** Whether a request for a missing entry of the employee on `date` is waiting (the index has the last word). */
+export async function openMissingRequest(
+  db: Executor,
+  employeeId: string,
+  date: string,
+): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('correction_requests')
+    .select('id')
+    .where('employee_id', '=', employeeId)
+    .where('date', '=', date)
+    .where('time_entry_id', 'is', null)
     .where('status', '=', 'requested')
     .executeTakeFirst();
   return row?.id;
@@ -163,10 +194,24 @@ export const INVITABLE_STATUSES = ['active', 'on_leave'] as const;
  * person linked yet, by name. Any linked person counts, a deactivated one too: inviting everyone never gives back access
  * someone took away.
  */
-export function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
+/**
+ * Locks the company's row for the rest of the transaction on PostgreSQL (SQLite's write transactions
+ * run one at a time): two "invite everyone" of one company run one after the other, so the second
+ * sees the persons the first created and creates no second person for an employee.
+ */
+export async function lockCompanyForInvites(tx: Tx, companyId: string): Promise<void> {
+  await tx
+    .selectFrom('companies')
+    .select('id')
+    .where('id', '=', companyId)
+    .$if(rowLocks(tx), (q) => q.forUpdate())
+    .execute();
+}
+
+export async function employeesWithoutPerson(db: Executor, companyId: string, workplaceId: string | null) {
   let query = db
     .selectFrom('employees as e')
-    .select(['e.id', 'e.email'])
+    .select(['e.id', 'e.email', 'e.last_name', 'e.first_name'])
     .where('e.company_id', '=', companyId)
     .where('e.deleted_at', 'is', null)
     .where('e.email', '<>', '')
@@ -175,10 +220,14 @@ export function employeesWithoutPerson(db: Executor, companyId: string, workplac
       eb.not(eb.exists(eb.selectFrom('users as u').select('u.id').whereRef('u.employee_id', '=', 'e.id'))),
     );
   if (workplaceId !== null) query = query.where('e.workplace_id', '=', workplaceId);
-  // Names may be null: as '' they sort first on both databases (nulls sort last on PostgreSQL only).
-  return query
-    .orderBy(sql`coalesce(e.last_name, '')`)
-    .orderBy(sql`coalesce(e.first_name, '')`)
-    .orderBy('e.id')
-    .execute();
+  // Sorted here, not in SQL: the database's collation decides ORDER BY (PostgreSQL's may be
+  // linguistic, SQLite's is binary), so the same employees came in another order (review 2, #6).
+  // A missing name sorts first, as ''; then by code unit, the same on both databases.
+  const rows = await query.execute();
+  const key = (row: (typeof rows)[number]) => [row.last_name ?? '', row.first_name ?? '', row.id];
+  const compare = (a: string[], b: string[]) => {
+    for (let i = 0; i < a.length; i += 1) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+    return 0;
+  };
+  return rows.sort((a, b) => compare(key(a), key(b)));
 }

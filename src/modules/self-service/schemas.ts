@@ -54,7 +54,20 @@ export const CorrectionRequestSchema = Type.Object(
 
 export type CorrectionRequestView = Static<typeof CorrectionRequestSchema>;
 
-export const CorrectionRequestListSchema = Type.Object({ items: Type.Array(CorrectionRequestSchema) });
+const NextCursor = NullableOut(
+  Type.String({ description: 'send it as `cursor` for the next page; null: this was the last page' }),
+);
+const CursorQuery = Type.Optional(
+  Type.String({ maxLength: 1024, description: "the previous page's nextCursor" }),
+);
+
+export const CorrectionRequestListSchema = Type.Object({
+  items: Type.Array(CorrectionRequestSchema),
+  nextCursor: NextCursor,
+});
+
+/** GET /self/correction-requests: 100 a page. */
+export const OwnRequestsQuerySchema = Type.Object({ cursor: CursorQuery }, { additionalProperties: false });
 
 /** The console's list for managers: each request with the employee's name. */
 export const ManagerCorrectionRequestSchema = Type.Object({
@@ -63,6 +76,7 @@ export const ManagerCorrectionRequestSchema = Type.Object({
 });
 export const ManagerCorrectionRequestListSchema = Type.Object({
   items: Type.Array(ManagerCorrectionRequestSchema),
+  nextCursor: NextCursor,
 });
 
 export const CorrectionRequestBodySchema = Type.Object(
@@ -92,6 +106,7 @@ export const RejectBodySchema = Type.Object({ reason: Reason }, { additionalProp
 export const ManagerRequestsQuerySchema = Type.Object(
   {
     status: Type.Optional(StringEnum([...CORRECTION_REQUEST_STATUSES])),
+    cursor: CursorQuery,
   },
   { additionalProperties: false },
 );

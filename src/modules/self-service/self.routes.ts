@@ -25,6 +25,7 @@ import {
   CorrectionRequestBodySchema,
   CorrectionRequestListSchema,
   CorrectionRequestSchema,
+  OwnRequestsQuerySchema,
   SelfAbsenceBodySchema,
   SelfEntriesQuerySchema,
   SelfRangeQuerySchema,
@@ -310,20 +311,26 @@ function absenceWriteRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
   );
 }
 
-function correctionRequestRoutes(app: TypeBoxApp, { ctx }: RouteContext) {
+function correctionRequestRoutes(app: TypeBoxApp, { services, ctx }: RouteContext) {
   app.get(
     '/self/correction-requests',
     {
       schema: {
         summary: 'My correction requests',
         operationId: 'listOwnCorrectionRequests',
-        description: 'Newest first (the latest 200).',
+        description: "Newest first, 100 a page: send the page's `nextCursor` as `cursor` for the next.",
         tags: TAG,
-        response: { 200: CorrectionRequestListSchema, ...sessionErrors(SELF) },
+        querystring: OwnRequestsQuerySchema,
+        response: { 200: CorrectionRequestListSchema, ...sessionErrors([...SELF, 'validation_failed']) },
       },
     },
     async (request) =>
-      ownCorrectionRequests(ctx.database.db, await requireSelf(ctx.database.db, requirePerson(request))),
+      ownCorrectionRequests(
+        ctx.database.db,
+        services.cursors,
+        await requireSelf(ctx.database.db, requirePerson(request)),
+        request.query.cursor,
+      ),
   );
   app.post(
     '/self/correction-requests',

@@ -8,8 +8,8 @@ import type { Employees } from './use-employees.js';
 import { InviteEveryone } from '../self-service/invite-all.js';
 
 /** `#/employees`: find, add, change and delete employees. */
-export function EmployeeListPage(props: { employees: Employees; canManage: boolean }) {
-  const { employees: e, canManage } = props;
+export function EmployeeListPage(props: { employees: Employees; canManage: boolean; canInvite: boolean }) {
+  const { employees: e, canManage, canInvite } = props;
   return (
     <>
       <ScreenHeading title="Employees">
@@ -29,7 +29,7 @@ export function EmployeeListPage(props: { employees: Employees; canManage: boole
               <a class="button-link primary" href={hrefOf(['employees', 'new'])}>
                 Add an employee
               </a>
-              <InviteEveryone />
+              {canInvite ? <InviteEveryone /> : null}
             </div>
           ) : null}
         </div>

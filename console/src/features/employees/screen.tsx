@@ -29,6 +29,8 @@ function DeleteDialog(props: { employees: Employees }) {
 /** `#/employees`: the list; `#/employees/new` and `#/employees/<id>`: one employee. */
 function EmployeesScreen({ person, route }: ScreenProps) {
   const canManage = may(person, PERMISSIONS.manageEmployees);
+  // Invite everyone hands out links acting as every employee: 91 and 92 both (review 2, #8).
+  const canInvite = canManage && may(person, PERMISSIONS.decideEntries);
   const [, target] = route.segments;
   const employees = useEmployees(target, route.query.get('search') ?? '');
   return (
@@ -36,7 +38,7 @@ function EmployeesScreen({ person, route }: ScreenProps) {
       {target !== undefined ? (
         <EmployeeDetailPage employees={employees} target={target} canManage={canManage} />
       ) : (
-        <EmployeeListPage employees={employees} canManage={canManage} />
+        <EmployeeListPage employees={employees} canManage={canManage} canInvite={canInvite} />
       )}
       <DeleteDialog employees={employees} />
     </>

@@ -55,13 +55,31 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .where(sql.ref('status'), '=', sql.lit('requested'))
     .execute();
+  // One waiting request for a missing entry per employee and day (the same refusal as for an entry).
+  await db.schema
+    .createIndex('correction_requests_open_missing_key')
+    .on('correction_requests')
+    .columns(['employee_id', 'date'])
+    .unique()
+    .where(sql<boolean>`time_entry_id is null and status = 'requested'`)
+    .execute();
   // A self-service person is found by their employee on every request, and "invite everyone" asks
   // whether an employee has a person.
   await db.schema.createIndex('users_employee_idx').on('users').column('employee_id').execute();
+  // At most one active person per employee (two "invite everyone" at once created two).
+  await db.schema
+    .createIndex('users_active_employee_key')
+    .on('users')
+    .column('employee_id')
+    .unique()
+    .where(sql.ref('active'), '=', sql.lit(1))
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.dropIndex('users_active_employee_key').execute();
   await db.schema.dropIndex('users_employee_idx').execute();
+  await db.schema.dropIndex('correction_requests_open_missing_key').execute();
   await db.schema.dropTable('correction_requests').execute();
   await db.schema.alterTable('workplaces').dropColumn('web_clock_allowed_ips').execute();
   await db.schema.alterTable('companies').dropColumn('web_clock').execute();
