@@ -3,8 +3,9 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { type Asset, assetOf, sendAsset } from '../static-assets.js';
 
 /**
  * The console at /console: a static single page served from the package's own files, never from a
@@ -18,12 +19,6 @@ import fp from 'fastify-plugin';
  */
 
 export const CONSOLE_PATH = '/console';
-
-interface Asset {
-  body: Buffer;
-  type: string;
-  etag: string;
-}
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -41,7 +36,7 @@ function asset(body: Buffer, file: string): Asset {
   const ext = file.slice(file.lastIndexOf('.'));
   const type = TYPES[ext];
   if (!type) throw new Error(`console asset of unknown type: ${file}`);
-  return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"` };
+  return assetOf(body, type);
 }
 
 function filesUnder(dir: string): string[] {
@@ -112,24 +107,18 @@ export const consoleAssetsPlugin = fp(
       'cross-origin-opener-policy': 'same-origin',
     };
 
-    const send = (ifNoneMatch: string | undefined, reply: FastifyReply, file: Asset) => {
-      reply.headers(securityHeaders).header('cache-control', 'no-cache').header('etag', file.etag);
-      if (ifNoneMatch === file.etag) return reply.code(304).send();
-      return reply.type(file.type).send(file.body);
-    };
-
     const hidden = { schema: { hide: true } };
     app.get(CONSOLE_PATH, hidden, (_request, reply) => reply.redirect(`${CONSOLE_PATH}/`, 301));
     app.get(`${CONSOLE_PATH}/`, hidden, (request, reply) => {
       if (!assets)
         return reply.code(503).headers(securityHeaders).type('text/html; charset=utf-8').send(NOT_BUILT);
-      return send(request.headers['if-none-match'], reply, assets.index);
+      return sendAsset(reply, securityHeaders, request.headers['if-none-match'], assets.index);
     });
     app.get(`${CONSOLE_PATH}/*`, hidden, (request, reply) => {
       const path = request.url.split('?', 1)[0] ?? '';
       const file = assets?.files.get(path);
       if (!file) return reply.callNotFound();
-      return send(request.headers['if-none-match'], reply, file);
+      return sendAsset(reply, securityHeaders, request.headers['if-none-match'], file);
     });
   },
   { name: 'console-assets' },

@@ -1,8 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { requirePrincipal } from './authenticate.js';
-import { type SettledWrite, settleWrite, type Write } from './idempotency.js';
-import { problemBody } from '../problem.js';
+import { type SettledWrite, settleWrite, storedProblem, type Write } from './idempotency.js';
 import { claimKey, type IdempotencyScope, storeOutcome } from '../../modules/idempotency/service.js';
 import { isDatabaseUnavailable, savepoint, type Tx } from '../../platform/db/database.js';
 
@@ -57,14 +56,7 @@ async function settleTogether<B>(
 ): Promise<SettledWrite[] | null> {
   const { database, now } = request.server.services.ctx;
   const metrics = request.server.services.metrics.idempotency;
-  const problem = (error: ApiError) =>
-    JSON.stringify(
-      problemBody(error, {
-        problemBase: request.server.services.urls.problemBase,
-        instance: options.instance,
-        correlationId: request.id,
-      }),
-    );
+  const problem = storedProblem(request, options.instance);
   const principal = requirePrincipal(request);
   let results: SettledWrite[];
   const counted: ('replay' | 'reused')[] = [];

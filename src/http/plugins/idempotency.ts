@@ -148,6 +148,18 @@ async function writeUnkeyed<B>(
   }
 }
 
+/** A refusal as the stored outcome's body: the problem document of `instance`, with the request's id. */
+export function storedProblem(request: FastifyRequest, instance: string) {
+  return (error: ApiError) =>
+    JSON.stringify(
+      problemBody(error, {
+        problemBase: request.server.services.urls.problemBase,
+        instance,
+        correlationId: request.id,
+      }),
+    );
+}
+
 export async function settleWrite<B>(
   request: FastifyRequest,
   options: {
@@ -160,14 +172,7 @@ export async function settleWrite<B>(
   write: Write<B>,
 ): Promise<SettledWrite> {
   const { database, now } = request.server.services.ctx;
-  const problem = (error: ApiError) =>
-    JSON.stringify(
-      problemBody(error, {
-        problemBase: request.server.services.urls.problemBase,
-        instance: options.instance,
-        correlationId: request.id,
-      }),
-    );
+  const problem = storedProblem(request, options.instance);
   const { key } = options;
   if (key === null || options.dryRun)
     return writeUnkeyed(database, write, { detectDuplicates: key === null }, options.serialize, problem);

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
+import { type Asset, assetOf, sendAsset } from '../static-assets.js';
 
 /**
  * The kiosk web app at /kiosk (issue 35): a few static files of the package's own `kiosk/` folder
@@ -28,20 +28,15 @@ const FILES: Record<string, string> = {
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const KIOSK_DIR = join(ROOT, 'kiosk');
 
-interface Asset {
-  body: Buffer;
-  type: string;
-  etag: string;
-}
-
 function loadAssets(): Map<string, Asset> {
   const assets = new Map<string, Asset>();
   for (const [name, type] of Object.entries(FILES)) {
     const path = join(KIOSK_DIR, name);
     if (!existsSync(path)) continue;
-    const body = readFileSync(path);
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    assets.set(name === 'index.html' ? `${KIOSK_PATH}/` : `${KIOSK_PATH}/${name}`, { body, type, etag });
+    assets.set(
+      name === 'index.html' ? `${KIOSK_PATH}/` : `${KIOSK_PATH}/${name}`,
+      assetOf(readFileSync(path), type),
+    );
   }
   return assets;
 }
@@ -68,18 +63,13 @@ const SECURITY_HEADERS = {
 export const kioskAssetsPlugin = fp(
   async (app: FastifyInstance) => {
     const assets = loadAssets();
-    const send = (ifNoneMatch: string | undefined, reply: FastifyReply, file: Asset) => {
-      reply.headers(SECURITY_HEADERS).header('cache-control', 'no-cache').header('etag', file.etag);
-      if (ifNoneMatch === file.etag) return reply.code(304).send();
-      return reply.type(file.type).send(file.body);
-    };
     const hidden = { schema: { hide: true } };
     app.get(KIOSK_PATH, hidden, (_request, reply) => reply.redirect(`${KIOSK_PATH}/`, 301));
     app.get(`${KIOSK_PATH}/*`, hidden, (request, reply) => {
       const path = request.url.split('?', 1)[0] ?? '';
       const file = assets.get(path);
       if (!file) return reply.callNotFound();
-      return send(request.headers['if-none-match'], reply, file);
+      return sendAsset(reply, SECURITY_HEADERS, request.headers['if-none-match'], file);
     });
   },
   { name: 'kiosk-assets' },

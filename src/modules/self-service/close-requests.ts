@@ -16,27 +16,19 @@ export async function withdrawWaitingRequests(
   of: { entryId: string } | { employeeId: string },
 ): Promise<number> {
   const why = 'entryId' in of ? 'the time entry was deleted' : 'the employee was deleted';
+  const decision = {
+    status: 'withdrawn' as const,
+    decided_by_kind: 'system' as const,
+    decided_by_id: null,
+    decided_by_name: null,
+    decided_at: at,
+    decision_reason: why,
+  };
   const waiting = await waitingRequestsOf(tx, of);
   for (const row of waiting) {
-    const changed = await decideCorrectionRequest(tx, row.id, {
-      status: 'withdrawn',
-      decided_by_kind: 'system',
-      decided_by_id: null,
-      decided_by_name: null,
-      decided_at: at,
-      decision_reason: why,
-    });
+    const changed = await decideCorrectionRequest(tx, row.id, decision);
     if (changed !== 1) continue;
-    const view = requestView({
-      ...row,
-      status: 'withdrawn',
-      decided_by_kind: 'system',
-      decided_by_id: null,
-      decided_by_name: null,
-      decided_at: at,
-      decision_reason: why,
-      updated_at: at,
-    });
+    const view = requestView({ ...row, ...decision, updated_at: at });
     await recordAudit(tx, {
       companyId: row.company_id,
       actorType: 'system',

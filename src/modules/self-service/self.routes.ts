@@ -13,7 +13,7 @@ import { leaveBalances } from '../absences/leave.js';
 import { AbsenceResultSchema, AbsenceSchema, LeaveBalancesSchema } from '../absences/schemas.js';
 import { inTransaction } from '../context.js';
 import { listTimeEntries } from '../time-tracking/entries.js';
-import { TimeEntryPageSchema, WriteResultSchema } from '../time-tracking/schemas.js';
+import { PUNCH_REFUSALS, TimeEntryPageSchema, WriteResultSchema } from '../time-tracking/schemas.js';
 import { AdminTimesheetPageSchema } from '../timesheets/schemas.js';
 import { timesheetsOf } from '../timesheets/service.js';
 import {
@@ -96,16 +96,7 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
               'address_not_allowed',
               'employee_not_found',
               'validation_failed',
-              'already_clocked_in',
-              'no_open_session',
-              'clock_out_before_clock_in',
-              'session_too_long',
-              'overlaps_existing_entry',
-              'day_locked',
-              'business_rule_violation',
-              'already_on_break',
-              'not_on_break',
-              'break_out_of_order',
+              ...PUNCH_REFUSALS,
               'idempotency_in_flight',
               'idempotency_key_reused',
             ],

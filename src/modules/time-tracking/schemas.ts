@@ -301,3 +301,20 @@ export const AdminClockStatusPageSchema = Type.Object({
   hasMore: Type.Boolean(),
   timeZone: Type.String({ description: "the company's zone (UTC when it has none), to show instants in" }),
 });
+
+/**
+ * The refusals of a punch by the time clock's rules (the public endpoints, a kiosk's, the web clock's):
+ * every door that records punches lists them among its errors.
+ */
+export const PUNCH_REFUSALS = [
+  'already_clocked_in',
+  'no_open_session',
+  'clock_out_before_clock_in',
+  'session_too_long',
+  'overlaps_existing_entry',
+  'day_locked',
+  'business_rule_violation',
+  'already_on_break',
+  'not_on_break',
+  'break_out_of_order',
+] as const;
