@@ -127,6 +127,14 @@ describe.each(testDialects())('who is clocked in, in a large company ($name)', (
     expect(rows.map((r) => r.start_at)).toEqual(rows.map((r) => r.start_at).sort());
   });
 
+  it.runIf(dialect.name === 'postgres')('time_entries is analysed after a hundredth of it changed', async () => {
+    const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class
+      where relname = 'time_entries'`.execute(database.db);
+    expect(rows[0]!.options).toEqual(
+      expect.arrayContaining(['autovacuum_analyze_scale_factor=0.01', 'autovacuum_analyze_threshold=1000']),
+    );
+  });
+
   it.runIf(dialect.name === 'postgres')('reads about a page of rows (PostgreSQL statistics)', async () => {
     const read = async (table: string) => {
       await sql`select pg_stat_force_next_flush()`.execute(database.db);
