@@ -4,6 +4,7 @@ import { setEntitlement } from '../../src/modules/absences/leave.js';
 import { updateCompany } from '../../src/modules/companies/service.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
+import { verifyPassword } from '../../src/modules/people/passwords.js';
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
@@ -1468,6 +1469,66 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       }),
       409,
       'day_locked',
+    );
+  });
+
+  it('lets the person set their own kiosk PIN (session and CSRF, 4 to 8 digits, a slow hash, audited)', async () => {
+    const employeeId = a.employees[0]!.id;
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '12a4' } }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '123' } }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '2580' }, csrf: null }),
+      403,
+      'csrf_failed',
+    );
+    await expectProblem(
+      await client.fresh().request('/self/pin', { method: 'PUT', json: { pin: '2580' } }),
+      401,
+      'session_required',
+    );
+    expect(
+      await server.database.db
+        .selectFrom('employee_pins')
+        .select('employee_id')
+        .where('employee_id', '=', employeeId)
+        .executeTakeFirst(),
+    ).toBeUndefined();
+    expect(await json(self0.request('/self/pin', { method: 'PUT', json: { pin: '2580' } }), 200)).toEqual({
+      id: employeeId,
+      pinSet: true,
+    });
+    const row = await server.database.db
+      .selectFrom('employee_pins')
+      .select('pin_hash')
+      .where('employee_id', '=', employeeId)
+      .executeTakeFirstOrThrow();
+    expect(row.pin_hash).not.toContain('2580');
+    expect(await verifyPassword('2580', row.pin_hash)).toBe(true);
+    const audit = await server.database.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'target_id'])
+      .where('action', '=', 'employee.set_pin')
+      .where('target_id', '=', employeeId)
+      .execute();
+    expect(audit).toEqual([{ actor_type: 'user', actor_id: self0.userId, target_id: employeeId }]);
+    // A person linked to no employee has no PIN to set.
+    const plain = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, a.companyId, { email: 'nopin@acme.example', permissions: '92' }),
+      );
+    await expectProblem(
+      await plain.request('/self/pin', { method: 'PUT', json: { pin: '2580' } }),
+      403,
+      'not_an_employee',
     );
   });
 });

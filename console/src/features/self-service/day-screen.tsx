@@ -1,24 +1,16 @@
 import { useEffect } from 'preact/hooks';
 import { companyZone, type Person } from '../../api.js';
 import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
-import { formatDay, formatHours, formatInstant } from '../../format.js';
+import { formatDay, formatHours } from '../../format.js';
 import type { Screen, ScreenProps } from '../../screens/registry.js';
-import type { SelfToday } from './model.js';
+import { stateText } from './model.js';
 import { onOutboxChange, saveSnapshot } from './outbox.js';
+import { PinForm } from '../devices/pin-form.js';
 import { useSelf } from './use-self.js';
 import { WebClock } from './web-clock.js';
 
 /** Whether the person is an employee: self-service screens are theirs. */
 export const isEmployee = (person: Person) => person.employeeId !== null;
-
-export function stateText(self: SelfToday, zone: string): string {
-  const { state } = self;
-  if (!state.clockedIn) return 'You are not clocked in.';
-  const since = formatInstant(state.since, zone);
-  return state.onBreak
-    ? `You are on a break (clocked in since ${since}).`
-    : `You are clocked in since ${since}.`;
-}
 
 /** `#/me`: today for the person's own employee, and the web clock. */
 function DayScreen({ person }: ScreenProps) {
@@ -42,7 +34,8 @@ function DayScreen({ person }: ScreenProps) {
       <ScreenHeading title="My day">
         <p class="lede">Your time today, and the clock.</p>
       </ScreenHeading>
-      <Notice tone="error" message={error} />
+      {/* Offline with the day shown: the clock says so; no alarm about the reload that failed. */}
+      <Notice tone="error" message={self && !navigator.onLine ? null : error} />
       {self === null && !error ? <Loading what="your day" /> : null}
       {self ? (
         <>
@@ -57,6 +50,13 @@ function DayScreen({ person }: ScreenProps) {
             <p class="zone-note">Times in {zone}.</p>
           </section>
           <WebClock personId={person.id} self={self} zone={zone} reload={reload} />
+          <PinForm
+            path="/self/pin"
+            title="Kiosk PIN"
+            idPrefix="self"
+            doneText="Your PIN is set. At the kiosk, choose your name and type it."
+            hint="4 to 8 digits, for the kiosk at work (choose your name, then the PIN). It replaces any earlier PIN."
+          />
         </>
       ) : null}
     </>

@@ -1,7 +1,7 @@
 import { useEffect } from 'preact/hooks';
 import { ScreenHeading } from '../../components/ui.js';
 import { formatDay, formatHours } from '../../format.js';
-import { stateText } from './day-screen.js';
+import { stateText } from './model.js';
 import type { Snapshot } from './outbox.js';
 import { WebClock } from './web-clock.js';
 

@@ -177,9 +177,12 @@ export function forgetSnapshot(): void {
 }
 
 /** The state after the waiting punches: what the buttons offer while they are not sent yet. */
-export function stateAfter(state: SelfToday['state'], waiting: { type: Punch }[]): SelfToday['state'] {
-  return waiting.reduce<SelfToday['state']>((s, { type }) => {
-    if (type === 'clock_in') return { ...s, clockedIn: true, onBreak: false };
+export function stateAfter(
+  state: SelfToday['state'],
+  waiting: { type: Punch; occurredAt: string }[],
+): SelfToday['state'] {
+  return waiting.reduce<SelfToday['state']>((s, { type, occurredAt }) => {
+    if (type === 'clock_in') return { ...s, clockedIn: true, onBreak: false, since: occurredAt };
     if (type === 'break_start') return { ...s, onBreak: true };
     if (type === 'break_end') return { ...s, onBreak: false };
     return { ...s, clockedIn: false, onBreak: false, since: null, timeEntryId: null };

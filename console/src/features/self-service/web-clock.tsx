@@ -2,7 +2,7 @@ import { useCallback, useEffect, useState } from 'preact/hooks';
 import { messageOf } from '../../api.js';
 import { Notice } from '../../components/ui.js';
 import { formatInstant } from '../../format.js';
-import { nextPunches, type Punch, PUNCH_LABELS, punchResult, type SelfToday } from './model.js';
+import { nextPunches, type Punch, PUNCH_LABELS, punchResult, type SelfToday, stateText } from './model.js';
 import { dismiss, onOutboxChange, refusedPunchesOf, stateAfter, takePunch, waitingOf } from './outbox.js';
 import type { QueuedPunch, RefusedPunch } from './outbox-store.js';
 
@@ -116,6 +116,9 @@ export function WebClock(props: {
       <p class="clock-queue" id="web-clock-queue" role="status">
         {waiting.length > 0 ? `waiting to send (${waiting.length})` : ''}
       </p>
+      {waiting.length > 0 ? (
+        <p class="clock-after">With the punches waiting: {stateText({ state }, props.zone)}</p>
+      ) : null}
       {!online ? (
         <p class="hint">Offline: punches are kept on this device and sent when the network returns.</p>
       ) : null}
