@@ -71,6 +71,8 @@ export function WebClock(props: {
   const [result, setResult] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
   const { waiting, refused, online } = useOutbox(props.personId);
+  // Waiting punches sent (or refused) since: "saved on this device" no longer holds.
+  useEffect(() => onOutboxChange((sent) => sent && setResult(null)), []);
   const { webClock } = props.self;
   const state = stateAfter(props.self.state, waiting);
   async function punch(type: Punch) {
