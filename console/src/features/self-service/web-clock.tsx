@@ -119,7 +119,9 @@ export function WebClock(props: {
         {waiting.length > 0 ? `waiting to send (${waiting.length})` : ''}
       </p>
       {waiting.length > 0 ? (
-        <p class="clock-after">With the punches waiting: {stateText({ state }, props.zone)}</p>
+        <p class="clock-after">
+          With the punches waiting, {stateText({ state }, props.zone).replace(/^You/, 'you')}
+        </p>
       ) : null}
       {!online ? (
         <p class="hint">Offline: punches are kept on this device and sent when the network returns.</p>
