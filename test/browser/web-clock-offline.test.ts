@@ -218,14 +218,21 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await context.setOffline(false);
         await expect.poll(() => page.locator('#web-clock-queue').textContent(), { timeout: 30_000 }).toBe('');
         await page.getByText(/You are clocked in since/).waitFor({ timeout: 30_000 });
+        // All three sent (the clock-in goes first; the break's two follow it).
+        await expect
+          .poll(async () => (await entries())[0]?.breaks?.[0]?.endedAt ?? null, { timeout: 30_000 })
+          .not.toBeNull();
+        await expect.poll(() => page.locator('#web-clock-queue').textContent()).toBe('');
 
         const stored = await entries();
         expect(stored).toHaveLength(1);
         expect(stored[0]).toMatchObject({ source: 'web_clock', endTime: null });
         expect(stored[0]!.reviewFlags).toContain('offline_punch');
-        expect(stored[0]!.breaks).toEqual([
-          expect.objectContaining({ startedAt: at('break_start'), endedAt: at('break_end') }),
-        ]);
+        const refusedText = await page.locator('.refused-punches').allTextContents();
+        expect(
+          stored[0]!.breaks,
+          `${JSON.stringify(stored)} ${JSON.stringify(queued)} refused: ${refusedText.join()}`,
+        ).toEqual([expect.objectContaining({ startedAt: at('break_start'), endedAt: at('break_end') })]);
         const rows = await server.database.db
           .selectFrom('time_entries')
           .select(['start_at'])
