@@ -78,6 +78,17 @@ function recall(key, fallback) {
   }
 }
 
+/** The tablet's credential refused (revoked): 401 invalid_client when a new token is asked for. */
+function isRevoked(problem) {
+  return problem instanceof ApiProblem && problem.status === 401 && problem.body.error === 'invalid_client';
+}
+
+/** A revoked tablet forgets its credential and says so, on the enrolment screen (its queue stays shown). */
+function revoked() {
+  forgetCredential();
+  return enrolScreen('This tablet was revoked. Enrol it again with a new code.');
+}
+
 /* ---- the queue and the sync ---- */
 
 async function refreshStatus() {
@@ -338,6 +349,7 @@ async function identified(body, error, field, clear = () => {}) {
     });
     actionScreen({ employee: { id: who.employee.id }, name: who.displayName, state: who.state });
   } catch (problem) {
+    if (isRevoked(problem)) return revoked();
     if (problem instanceof ApiProblem) {
       clear();
       error.textContent =
@@ -464,16 +476,19 @@ async function start() {
   window.addEventListener('online', () => void sync());
   window.addEventListener('offline', () => void refreshStatus());
   setInterval(() => void sync(), SYNC_EVERY_MS);
-  setInterval(() => void heartbeat(), 60_000);
+  setInterval(
+    () =>
+      void heartbeat().catch((problem) => {
+        if (isRevoked(problem) && credential()) revoked();
+      }),
+    60_000,
+  );
   await refreshStatus();
   if (!credential()) return enrolScreen();
   try {
     await startIdle();
   } catch (problem) {
-    if (problem instanceof ApiProblem && problem.status === 401 && problem.body.error === 'invalid_client') {
-      forgetCredential();
-      return enrolScreen('This tablet was revoked. Enrol it again with a new code.');
-    }
+    if (isRevoked(problem)) return revoked();
     await idleScreen();
   }
 }

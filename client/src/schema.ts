@@ -1506,7 +1506,7 @@ export interface components {
             autoClosed: boolean;
             /** @description the kiosk device that recorded it (source `kiosk`, issue 35); null otherwise */
             deviceId: string | null;
-            /** @description what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing */
+            /** @description what a reviewer should look at; an open list: `device_clock_skew` (a kiosk, or the web clock of a browser, whose clock was more than 2 minutes off when it sent the punch), `offline_punch` (a web-clock punch taken offline and sent later: more than 2 minutes before the server received it); empty when nothing */
             reviewFlags: string[];
             /** @description Entries of the time clock (source `time_clock` or `web_clock`): their punched breaks, oldest first (empty when none); `breakMinutes` is their sum once one has ended. Absent on shifts recorded with POST /time-entries, whose single `breakMinutes` has no place in the day. */
             breaks?: components["schemas"]["TimeEntryBreak"][];

@@ -65,6 +65,11 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+/** Whether a session's CSRF token is held: writes may be sent (the web clock's queue waits for it). */
+export function haveCsrfToken(): boolean {
+  return csrfToken !== null;
+}
+
 /** Called whenever any call answers 401 session_required (expired, signed out elsewhere, deactivated). */
 export function whenSessionEnds(handler: () => void): void {
   onSessionEnded = handler;

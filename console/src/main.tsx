@@ -4,13 +4,30 @@ import { api, ApiProblem, messageOf, type Person, setCsrfToken, whenSessionEnds 
 import { Notice, ScreenHeading } from './components/ui.js';
 import { InvitePage } from './features/people/invite.js';
 import { SignInPage } from './features/people/sign-in.js';
+import { OfflineDay } from './features/self-service/offline-day.js';
+import {
+  forgetSnapshot,
+  loadSnapshot,
+  type Snapshot,
+  setOutboxOwner,
+  startOutbox,
+} from './features/self-service/outbox.js';
 import { navigate, type Route, useRoute } from './router.js';
 import { SCREENS } from './screens/index.js';
 
 type SessionState =
   | { state: 'loading' }
+  | { state: 'offline'; snapshot: Snapshot }
   | { state: 'signed-out'; notice: string | null }
   | { state: 'signed-in'; person: Person };
+
+/** No network at start: the person's web clock from what My day last showed (punches wait in the queue). */
+function offlineSession(error: unknown): SessionState | null {
+  const snapshot = loadSnapshot();
+  return error instanceof ApiProblem && error.status === 0 && snapshot
+    ? { state: 'offline', snapshot }
+    : null;
+}
 
 function App() {
   const route = useRoute();
@@ -19,24 +36,35 @@ function App() {
   const signedIn = useCallback((person: Person) => {
     setCsrfToken(person.csrfToken);
     setSession({ state: 'signed-in', person });
+    setOutboxOwner(person.id);
   }, []);
   const signedOut = useCallback((notice: string | null) => {
     setCsrfToken(null);
+    setOutboxOwner(null);
     setSession({ state: 'signed-out', notice });
   }, []);
 
+  const boot = useCallback(
+    () =>
+      api<Person>('GET', '/session')
+        .then(signedIn)
+        .catch((error: unknown) => {
+          const offline = offlineSession(error);
+          if (offline) return setSession(offline);
+          signedOut(
+            error instanceof ApiProblem && error.status === 401
+              ? null
+              : `The console could not reach the server: ${messageOf(error)}`,
+          );
+        }),
+    [signedIn, signedOut],
+  );
+
   useEffect(() => {
     whenSessionEnds(() => signedOut('Your session has ended. Sign in again to continue.'));
-    api<Person>('GET', '/session')
-      .then(signedIn)
-      .catch((error: unknown) =>
-        signedOut(
-          error instanceof ApiProblem && error.status === 401
-            ? null
-            : `The console could not reach the server: ${messageOf(error)}`,
-        ),
-      );
-  }, [signedIn, signedOut]);
+    startOutbox();
+    void boot();
+  }, [boot, signedOut]);
 
   const [first] = route.segments;
   if (first === 'invite')
@@ -55,6 +83,8 @@ function App() {
         Loading the console…
       </p>
     );
+  if (session.state === 'offline')
+    return <OfflineDay snapshot={session.snapshot} retry={() => void boot()} />;
   if (session.state === 'signed-out')
     return (
       <SignInPage
@@ -77,6 +107,7 @@ function App() {
           // Already gone on the server: the person is signed out either way.
           if (!(error instanceof ApiProblem && error.status === 401)) throw error;
         }
+        forgetSnapshot();
         signedOut('You have signed out.');
         navigate('#/sign-in', { replace: true });
       }}
@@ -191,6 +222,10 @@ function Shell(props: {
     </div>
   );
 }
+
+// An installable web app: the service worker keeps the app shell for a reload without network.
+if ('serviceWorker' in navigator)
+  navigator.serviceWorker.register('/console/sw.js', { scope: '/console/' }).catch(() => undefined);
 
 const root = document.getElementById('app');
 if (root) {

@@ -19,6 +19,7 @@ import { plannedShiftAdminRoutes } from '../modules/planned-shifts/admin.routes.
 import { deviceAdminRoutes } from '../modules/devices/admin.routes.js';
 import { correctionRequestAdminRoutes } from '../modules/self-service/admin.routes.js';
 import { selfServiceRoutes } from '../modules/self-service/self.routes.js';
+import { selfPinRoutes } from '../modules/self-service/pin.routes.js';
 
 /**
  * v1 of the admin API (the console's), registered once with `prefix: '/api/admin/v1'`: its wiring only.
@@ -57,6 +58,7 @@ export const adminApiV1: FastifyPluginAsync = async (app) => {
     await guarded.register(deviceAdminRoutes);
     // Self-service (issue 35): a person's own data and web clock; managers' correction requests.
     await guarded.register(selfServiceRoutes);
+    await guarded.register(selfPinRoutes);
     await guarded.register(correctionRequestAdminRoutes);
   });
   // Single sign-on's lookup, start and callback: open like sign-in (sso/sign-in.routes.ts); after the

@@ -167,6 +167,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
           // Self-service (issue 35): the person's own data and web clock; managers' correction requests.
           'GET /api/admin/v1/self',
           'POST /api/admin/v1/self/clock',
+          'PUT /api/admin/v1/self/pin',
           'GET /api/admin/v1/self/time-entries',
           'GET /api/admin/v1/self/timesheet',
           'GET /api/admin/v1/self/absences',

@@ -4,6 +4,7 @@ import { setEntitlement } from '../../src/modules/absences/leave.js';
 import { updateCompany } from '../../src/modules/companies/service.js';
 import { inTransaction } from '../../src/modules/context.js';
 import { deleteEmployee, updateEmployee } from '../../src/modules/employees/changes.js';
+import { verifyPassword } from '../../src/modules/people/passwords.js';
 import { setUserPassword } from '../../src/modules/people/service.js';
 import { createUser, deactivateUser } from '../../src/modules/people/users.js';
 import { setWebClockAllowedIps } from '../../src/modules/self-service/settings.js';
@@ -218,19 +219,86 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       403,
       'csrf_failed',
     );
-    // The web clock is live: occurredAt within 2 minutes of the server's time, never made up.
+    // At most 2 minutes ahead of the server's time, at most 12 hours behind it (an offline punch).
     const live = (occurredAt: string) =>
       punch(self1, 'clock_out', occurredAt, undefined, '2026-06-09T09:00:00Z');
-    for (const made of [
-      '2026-06-09T23:00:00Z',
-      '2026-06-09T09:02:01Z',
-      '2026-06-09T08:57:59Z',
-      '2026-06-08T09:00:00Z',
-    ]) {
+    for (const made of ['2026-06-09T23:00:00Z', '2026-06-09T09:02:01Z', '2026-06-08T20:59:59Z']) {
       const late = await expectProblem(await live(made), 422, 'validation_failed');
       expect(late.errors).toEqual([expect.objectContaining({ field: 'occurredAt', code: 'not_live' })]);
     }
-    await json(live('2026-06-09T08:58:00Z'), 201);
+    const out = await json(live('2026-06-09T08:58:00Z'), 201);
+    // Within 2 minutes: a live punch, no flag.
+    const [entry] = (await json(self1.request('/self/time-entries?from=2026-06-09&to=2026-06-09'), 200))
+      .items as Json[];
+    expect(entry).toMatchObject({ id: out.timeEntryId, reviewFlags: [] });
+  });
+
+  it('takes offline punches up to 12 hours old, flags their entry offline_punch, and a browser clock off by more than 2 minutes device_clock_skew', async () => {
+    const c = await createCompanyFixture(server.ctx, { name: 'Gamma', timeZone: 'Europe/Berlin' });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    const self2 = await linked(c.companyId, c.employees[0]!.id);
+    const send = (
+      type: string,
+      occurredAt: string,
+      serverAt: string,
+      headers: Record<string, string> = {},
+    ) => {
+      clock = Date.parse(serverAt);
+      return post(
+        self2,
+        '/self/clock',
+        { type, occurredAt },
+        { 'idempotency-key': crypto.randomUUID(), ...headers },
+      ).finally(() => (clock = NOW));
+    };
+    // Taken offline just after midnight in Berlin, sent at 10:00 (UTC): 11 h 59 min old, kept with their times.
+    const inAt = '2026-06-08T22:01:00Z';
+    const clockIn = await json(send('clock_in', inAt, '2026-06-09T10:00:00Z'), 201);
+    await json(send('break_start', '2026-06-08T22:30:00Z', '2026-06-09T10:00:00Z'), 201);
+    // 12 hours and a second: refused with the reason, nothing stored.
+    const old = await expectProblem(
+      await send('break_end', '2026-06-08T21:59:59Z', '2026-06-09T10:00:00Z'),
+      422,
+      'validation_failed',
+    );
+    expect(old.errors![0]).toMatchObject({ field: 'occurredAt', code: 'not_live' });
+    expect(old.errors![0]!.message).toMatch(/more than 12 hours/);
+    await json(send('break_end', '2026-06-08T23:00:00Z', '2026-06-09T10:00:00Z'), 201);
+    const items = (await json(self2.request('/self/time-entries?from=2026-06-09&to=2026-06-09'), 200))
+      .items as Json[];
+    expect(items).toHaveLength(1);
+    expect(items[0]).toMatchObject({
+      id: clockIn.timeEntryId,
+      reviewFlags: ['offline_punch'],
+      breaks: [{ startedAt: '2026-06-08T22:30:00.000Z', endedAt: '2026-06-08T23:00:00.000Z' }],
+    });
+    const stored = await server.database.db
+      .selectFrom('time_entries')
+      .select(['start_at'])
+      .where('id', '=', clockIn.timeEntryId)
+      .executeTakeFirstOrThrow();
+    expect(new Date(stored.start_at).toISOString()).toBe(new Date(inAt).toISOString());
+    // A live clock-out from a browser whose clock is 5 minutes behind: device_clock_skew added, offline kept.
+    await json(
+      send('clock_out', '2026-06-09T10:01:00Z', '2026-06-09T10:01:00Z', {
+        'x-device-clock': '2026-06-09T09:56:00Z',
+      }),
+      201,
+    );
+    const closed = (await json(self2.request('/self/time-entries?from=2026-06-09&to=2026-06-09'), 200))
+      .items as Json[];
+    expect(closed[0]!.reviewFlags).toEqual(['offline_punch', 'device_clock_skew']);
+    // A browser clock within 2 minutes on a live punch: no flag.
+    await json(
+      send('clock_in', '2026-06-09T10:05:00Z', '2026-06-09T10:05:00Z', {
+        'x-device-clock': '2026-06-09T10:06:30Z',
+      }),
+      201,
+    );
+    const later = (await json(self2.request('/self/time-entries?from=2026-06-09&to=2026-06-09'), 200))
+      .items as Json[];
+    expect(later.find((e) => e.id !== clockIn.timeEntryId)!.reviewFlags).toEqual([]);
+    clock = NOW;
   });
 
   it("limits the web clock to the workplace's address ranges", async () => {
@@ -1401,6 +1469,66 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       }),
       409,
       'day_locked',
+    );
+  });
+
+  it('lets the person set their own kiosk PIN (session and CSRF, 4 to 8 digits, a slow hash, audited)', async () => {
+    const employeeId = a.employees[0]!.id;
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '12a4' } }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '123' } }),
+      422,
+      'validation_failed',
+    );
+    await expectProblem(
+      await self0.request('/self/pin', { method: 'PUT', json: { pin: '2580' }, csrf: null }),
+      403,
+      'csrf_failed',
+    );
+    await expectProblem(
+      await client.fresh().request('/self/pin', { method: 'PUT', json: { pin: '2580' } }),
+      401,
+      'session_required',
+    );
+    expect(
+      await server.database.db
+        .selectFrom('employee_pins')
+        .select('employee_id')
+        .where('employee_id', '=', employeeId)
+        .executeTakeFirst(),
+    ).toBeUndefined();
+    expect(await json(self0.request('/self/pin', { method: 'PUT', json: { pin: '2580' } }), 200)).toEqual({
+      id: employeeId,
+      pinSet: true,
+    });
+    const row = await server.database.db
+      .selectFrom('employee_pins')
+      .select('pin_hash')
+      .where('employee_id', '=', employeeId)
+      .executeTakeFirstOrThrow();
+    expect(row.pin_hash).not.toContain('2580');
+    expect(await verifyPassword('2580', row.pin_hash)).toBe(true);
+    const audit = await server.database.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'target_id'])
+      .where('action', '=', 'employee.set_pin')
+      .where('target_id', '=', employeeId)
+      .execute();
+    expect(audit).toEqual([{ actor_type: 'user', actor_id: self0.userId, target_id: employeeId }]);
+    // A person linked to no employee has no PIN to set.
+    const plain = await client
+      .fresh()
+      .signedIn(
+        await createPerson(server.ctx, a.companyId, { email: 'nopin@acme.example', permissions: '92' }),
+      );
+    await expectProblem(
+      await plain.request('/self/pin', { method: 'PUT', json: { pin: '2580' } }),
+      403,
+      'not_an_employee',
     );
   });
 });

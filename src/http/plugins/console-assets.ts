@@ -13,6 +13,10 @@ import { type Asset, assetOf, sendAsset } from '../static-assets.js';
  * `tsc -p console/tsconfig.json` (run by `npm ci`'s prepare and by `npm run build`) compiles from
  * `console/src/`; Preact is served from node_modules and found through the page's import map.
  *
+ * An installable web app (issue 35, item 5): its manifest, icon and service worker (`sw.js`, scope
+ * /console/, the list of shell files written in) are served from here, so a reload without network
+ * still opens the console and the web clock.
+ *
  * Every file is read once at start-up into memory under a fixed URL, so no request path ever reaches
  * the file system. Responses carry a strict Content-Security-Policy (only this origin; the one inline
  * script, the import map, allowed by its hash), no framing and no referrer.
@@ -25,6 +29,8 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
   '.mjs': 'text/javascript; charset=utf-8',
   '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.webmanifest': 'application/manifest+json; charset=utf-8',
 };
 
 /** The package root: three levels above this file both in src/http/plugins and in dist/http/plugins. */
@@ -67,6 +73,8 @@ function contentSecurityPolicy(html: string): string {
     "style-src 'self'",
     "img-src 'self' data:",
     "connect-src 'self'",
+    "manifest-src 'self'",
+    "worker-src 'self'",
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
@@ -87,7 +95,27 @@ function loadAssets(): { index: Asset; files: Map<string, Asset>; csp: string } 
   }
   for (const [name, file] of Object.entries(preactFiles()))
     files.set(`${CONSOLE_PATH}/vendor/preact/${name}`, asset(readFileSync(file), file));
-  return { index: asset(html, 'index.html'), files, csp: contentSecurityPolicy(html.toString('utf8')) };
+  for (const name of ['manifest.webmanifest', 'icon.svg'])
+    files.set(`${CONSOLE_PATH}/${name}`, asset(readFileSync(join(CONSOLE_DIR, name)), name));
+  const index = asset(html, 'index.html');
+  files.set(`${CONSOLE_PATH}/sw.js`, serviceWorker(index, files));
+  return { index, files, csp: contentSecurityPolicy(html.toString('utf8')) };
+}
+
+/**
+ * The service worker (console/sw.js, scope /console/) with the app shell written in: every file above
+ * and the page, and a version made of their hashes, so a new build installs a new worker and its cache.
+ */
+function serviceWorker(index: Asset, files: Map<string, Asset>): Asset {
+  const shell = [`${CONSOLE_PATH}/`, ...files.keys()];
+  const version = createHash('sha256')
+    .update([index.etag, ...[...files.values()].map((file) => file.etag)].join(','))
+    .digest('base64url')
+    .slice(0, 16);
+  const source = readFileSync(join(CONSOLE_DIR, 'sw.js'), 'utf8')
+    .replace("'__VERSION__'", JSON.stringify(version))
+    .replace("['__SHELL__']", JSON.stringify(shell));
+  return asset(Buffer.from(source), 'sw.js');
 }
 
 const NOT_BUILT = `<!doctype html>

@@ -90,10 +90,20 @@ export async function recordClockOffset(
     .execute();
 }
 
-export async function flagEntry(tx: Tx, entryId: string, flags: string[]): Promise<void> {
+/** Adds review flags to an entry, keeping those it has (each flag once, in the order first added). */
+export async function addEntryFlags(tx: Tx, entryId: string, flags: string[]): Promise<void> {
+  const row = await tx
+    .selectFrom('time_entries')
+    .select('review_flags')
+    .where('id', '=', entryId)
+    .executeTakeFirst();
+  if (!row) return;
+  const had = JSON.parse(row.review_flags) as string[];
+  const all = [...had, ...flags.filter((flag) => !had.includes(flag))];
+  if (all.length === had.length) return;
   await tx
     .updateTable('time_entries')
-    .set({ review_flags: JSON.stringify(flags) })
+    .set({ review_flags: JSON.stringify(all) })
     .where('id', '=', entryId)
     .execute();
 }

@@ -1,5 +1,5 @@
 import { newId } from '../../domain/ids.js';
-import { deleteRefusal, flagEntry, insertRefusal, recordClockOffset, touchDevice } from './queries.js';
+import { addEntryFlags, deleteRefusal, insertRefusal, recordClockOffset, touchDevice } from './queries.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import { type Tx } from '../../platform/db/database.js';
@@ -77,7 +77,7 @@ export async function flagSkewedPunch(
     outcome.body.timeEntryId === null
   )
     return;
-  await flagEntry(tx, outcome.body.timeEntryId, [CLOCK_SKEW_FLAG]);
+  await addEntryFlags(tx, outcome.body.timeEntryId, [CLOCK_SKEW_FLAG]);
 }
 
 /** Refusals that say "not now" rather than "never": the device sends the punch again, not a refusal. */

@@ -149,7 +149,7 @@ export const WebClockBodySchema = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          "when it happened (RFC 3339 with offset); default: now. The web clock is a live clock: within 2 minutes of the server's time, else 422 validation_failed (code not_live).",
+          "when it happened (RFC 3339 with offset); default: now. At most 2 minutes ahead of the server's time and at most 12 hours behind it (an offline punch sent from the browser's queue, flagged `offline_punch`), else 422 validation_failed (code not_live).",
       }),
     ),
   },

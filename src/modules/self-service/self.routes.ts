@@ -34,7 +34,7 @@ import {
   WebClockBodySchema,
 } from './schemas.js';
 import { assertWebClockAllowed, principalOfSelf, requireSelf, requireWritingSelf, todayOf } from './self.js';
-import { punch, selfToday } from './web-clock.js';
+import { browserClockOffset, punch, selfToday } from './web-clock.js';
 
 /*
  * Self-service in the console (issue 35): a person linked to an employee, with or without
@@ -79,10 +79,17 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Punch on the web clock',
         operationId: 'punchWebClock',
         description:
-          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. A live clock: `occurredAt` within 2 minutes of the server's time. Refused for an employee who is not active or on leave (403 employee_not_active), while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
+          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. `occurredAt` (the moment of the punch; default now) may be at most 2 minutes ahead of the server's time and at most 12 hours behind it (else `422 validation_failed`, code `not_live`): a punch more than 2 minutes old is an offline punch, taken while the browser was offline and sent from its queue, and its entry carries `reviewFlags: [\"offline_punch\"]`; the browser may say its own clock at sending (`X-Device-Clock`), and an offset of more than 2 minutes adds `device_clock_skew`. The address ranges apply to the address that sends. Refused for an employee who is not active or on leave (403 employee_not_active), while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
         tags: TAG,
         headers: Type.Object({
           'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          'x-device-clock': Type.Optional(
+            Type.String({
+              maxLength: 64,
+              description:
+                'The browser\'s own clock at the moment it sends (RFC 3339 date-time). More than 2 minutes off the server\'s time: the entry the punch stores carries `reviewFlags: ["device_clock_skew"]`. Not recorded otherwise.',
+            }),
+          ),
         }),
         body: WebClockBodySchema,
         response: {
@@ -113,7 +120,11 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         request,
         reply,
         { dryRun: false, owner: { companyId: person.companyId, id: person.id } },
-        (tx, options) => punch(tx, ctx.now(), self, request.body, options),
+        (tx, options) =>
+          punch(tx, ctx.now(), self, request.body, {
+            ...options,
+            clockOffsetMs: browserClockOffset(request.headers['x-device-clock'], ctx.now()),
+          }),
       );
     },
   );

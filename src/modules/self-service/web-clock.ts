@@ -8,46 +8,75 @@ import { listTimeEntries } from '../time-tracking/entries.js';
 import { ENTRY_SOURCES, type WriteOutcome } from '../time-tracking/results.js';
 import { clockStatus } from '../time-tracking/status.js';
 import { addressAllowed, principalOfSelf, type Self, todayOf } from './self.js';
+import { addEntryFlags } from '../devices/queries.js';
+import { CLOCK_SKEW_FLAG, isSkewed } from '../devices/sync.js';
 
 /* The personal web clock (issue 35, item 3): the person punches for the employee they are. */
 
 export type WebClockPunch = 'clock_in' | 'break_start' | 'break_end' | 'clock_out';
 
 /**
- * The web clock is a live clock: a punch is the server's time, and `occurredAt` is accepted only
- * within 2 minutes of it (a phone's clock a little off). A person may not date their own punches
- * back or ahead as a terminal's 30 days allow; the workplace's address ranges thus hold for the
- * moment of the punch. (A kiosk's offline queue goes through the device endpoints, not this route.)
+ * The web clock records the time of the punch, taken by the person's own browser (issue 35): a punch
+ * may be at most 2 minutes ahead of the server's time (a phone's clock a little off) and at most 12
+ * hours behind it, for a punch taken while the browser was offline and sent from its queue when the
+ * network returned (the console's offline clock). A punch more than 2 minutes old is an offline punch:
+ * its entry carries the review flag `offline_punch`. Older than 12 hours, or ahead, is `422
+ * validation_failed` code `not_live`: nobody dates their punches back as a terminal's 30 days allow.
+ * The workplace's address ranges hold for the address that sends (online again), not for where the
+ * punch was taken.
  */
 export const WEB_CLOCK_TOLERANCE_MS = 2 * 60_000;
+export const WEB_CLOCK_OFFLINE_MS = 12 * 3_600_000;
+export const OFFLINE_PUNCH_FLAG = 'offline_punch';
 
-function checkOccurredAt(occurredAt: string | undefined, now: number): void {
-  if (occurredAt === undefined) return;
+/** The punch's instant, checked: ahead of the server by more than 2 minutes or older than 12 hours is `not_live`. */
+function checkOccurredAt(occurredAt: string | undefined, now: number): number {
+  if (occurredAt === undefined) return now;
   const at = Date.parse(occurredAt);
-  if (Number.isFinite(at) && Math.abs(at - now) > WEB_CLOCK_TOLERANCE_MS)
-    throw validationError([
-      {
-        field: 'occurredAt',
-        message: `the web clock records the time of the punch: occurredAt must be within 2 minutes of the server's time (${new Date(now).toISOString()}); leave it out`,
-        code: 'not_live',
-      },
-    ]);
+  if (!Number.isFinite(at)) return now;
+  const server = new Date(now).toISOString();
+  const problem =
+    at - now > WEB_CLOCK_TOLERANCE_MS
+      ? `occurredAt is more than 2 minutes ahead of the server's time (${server}); check the clock of this device, or leave it out`
+      : now - at > WEB_CLOCK_OFFLINE_MS
+        ? `occurredAt is more than 12 hours before the server's time (${server}): the web clock keeps offline punches for 12 hours only; ask a manager to correct the day`
+        : null;
+  if (problem !== null) throw validationError([{ field: 'occurredAt', message: problem, code: 'not_live' }]);
+  return at;
+}
+
+/**
+ * The review flags of a web-clock punch: `offline_punch` for one taken more than 2 minutes before the
+ * server's time; `device_clock_skew` when the browser's own clock (header X-Device-Clock, as a kiosk
+ * sends it) was more than 2 minutes off the server's at sending.
+ */
+export function webClockFlags(at: number, now: number, clockOffsetMs: number | null): string[] {
+  const flags: string[] = [];
+  if (now - at > WEB_CLOCK_TOLERANCE_MS) flags.push(OFFLINE_PUNCH_FLAG);
+  if (isSkewed(clockOffsetMs)) flags.push(CLOCK_SKEW_FLAG);
+  return flags;
+}
+
+/** The offset (server minus browser, ms) of the X-Device-Clock header's instant; null without one. */
+export function browserClockOffset(header: string | undefined, now: number): number | null {
+  const at = header === undefined ? Number.NaN : Date.parse(header);
+  return Number.isNaN(at) ? null : now - at;
 }
 
 /**
  * One punch of the web clock: POST /time-clock/events' rules (window, one open session, breaks inside
- * it, locked days), recorded with source `web_clock` and the person as its actor. The gate
- * (assertWebClockAllowed) is the caller's, before the transaction.
+ * it, locked days), recorded with source `web_clock` and the person as its actor, its entry flagged
+ * (webClockFlags) when stored. The gate (assertWebClockAllowed) is the caller's, before the transaction.
  */
-export function punch(
+export async function punch(
   tx: Tx,
   now: number,
   self: Self,
   body: { type: WebClockPunch; occurredAt?: string },
-  options: { detectDuplicates: boolean },
+  options: { detectDuplicates: boolean; clockOffsetMs?: number | null },
 ): Promise<WriteOutcome> {
-  checkOccurredAt(body.occurredAt, now);
-  return recordClockEvent(
+  const at = checkOccurredAt(body.occurredAt, now);
+  const outcome = await recordClockEvent(
     tx,
     now,
     principalOfSelf(self),
@@ -58,6 +87,10 @@ export function punch(
     },
     { dryRun: false, detectDuplicates: options.detectDuplicates, source: ENTRY_SOURCES.webClock },
   );
+  const flags = webClockFlags(at, now, options.clockOffsetMs ?? null);
+  if (outcome.status === 201 && outcome.body.timeEntryId !== null && flags.length > 0)
+    await addEntryFlags(tx, outcome.body.timeEntryId, flags);
+  return outcome;
 }
 
 interface DayItem {

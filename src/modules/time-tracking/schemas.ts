@@ -64,7 +64,7 @@ export const TimeEntrySchema = Type.Object({
   ),
   reviewFlags: Type.Array(Type.String(), {
     description:
-      'what a reviewer should look at; an open list: `device_clock_skew` (a kiosk whose clock was more than 2 minutes off when it sent the punch); empty when nothing',
+      'what a reviewer should look at; an open list: `device_clock_skew` (a kiosk, or the web clock of a browser, whose clock was more than 2 minutes off when it sent the punch), `offline_punch` (a web-clock punch taken offline and sent later: more than 2 minutes before the server received it); empty when nothing',
   }),
   breaks: Type.Optional(
     Type.Array(TimeEntryBreakSchema, {

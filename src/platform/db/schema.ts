@@ -179,7 +179,7 @@ export interface TimeEntriesTable {
   auto_closed: Generated<number>;
   /** The kiosk device that recorded it (migration 0012), null otherwise. */
   device_id: Generated<string | null>;
-  /** JSON array of review flags (migration 0012): `["device_clock_skew"]` or `[]`. */
+  /** JSON array of review flags (migration 0012): `device_clock_skew`, `offline_punch` (web clock), or `[]`. */
   review_flags: Generated<string>;
 }
 

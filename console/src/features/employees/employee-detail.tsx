@@ -2,6 +2,7 @@ import { Loading, Notice, ScreenHeading } from '../../components/ui.js';
 import { formatDay } from '../../format.js';
 import { personName } from '../../names.js';
 import { hrefOf, navigate } from '../../router.js';
+import { PinForm } from '../devices/pin-form.js';
 import { EmployeeForm } from './employee-form.js';
 import type { Employees } from './use-employees.js';
 
@@ -27,26 +28,38 @@ export function EmployeeDetailPage(props: { employees: Employees; target: string
       {creating && !canManage ? (
         <p>Your permissions do not include creating employees (92).</p>
       ) : creating || detail ? (
-        <section class="card" aria-label={title}>
-          <EmployeeForm
-            key={detail?.id ?? 'new'}
-            employee={creating ? null : detail}
-            workplaces={e.workplaces}
-            schedules={e.schedules}
-            canEdit={canManage}
-            onSaved={(saved, created) => {
-              const name = personName(saved);
-              e.setStatus(created ? `${name} is created.` : `The changes to ${name} are saved.`);
-              e.setSearch('');
-              e.reload();
-              navigate(hrefOf(['employees']));
-            }}
-            onDelete={(employee) => e.askToDelete(employee, document.activeElement as HTMLElement | null)}
-          />
-          {detail?.scheduleFrom ? (
-            <p class="hint">The schedule assigned last applies from {formatDay(detail.scheduleFrom)}.</p>
+        <>
+          <section class="card" aria-label={title}>
+            <EmployeeForm
+              key={detail?.id ?? 'new'}
+              employee={creating ? null : detail}
+              workplaces={e.workplaces}
+              schedules={e.schedules}
+              canEdit={canManage}
+              onSaved={(saved, created) => {
+                const name = personName(saved);
+                e.setStatus(created ? `${name} is created.` : `The changes to ${name} are saved.`);
+                e.setSearch('');
+                e.reload();
+                navigate(hrefOf(['employees']));
+              }}
+              onDelete={(employee) => e.askToDelete(employee, document.activeElement as HTMLElement | null)}
+            />
+            {detail?.scheduleFrom ? (
+              <p class="hint">The schedule assigned last applies from {formatDay(detail.scheduleFrom)}.</p>
+            ) : null}
+          </section>
+          {detail && canManage ? (
+            <PinForm
+              key={detail.id}
+              path={`/employees/${detail.id}/pin`}
+              title="Kiosk PIN"
+              idPrefix="employee"
+              doneText="The PIN is set. Tell the employee in person; it is not shown again."
+              hint="4 to 8 digits, for the kiosk (the employee chooses their name, then the PIN). It replaces any earlier PIN; the employee can also set it on My day."
+            />
           ) : null}
-        </section>
+        </>
       ) : !detailError ? (
         <Loading what="the employee" />
       ) : (

@@ -1,5 +1,7 @@
 /* Self-service (issue 35): what the admin API's /self routes answer, as the screens use it. */
 
+import { formatInstant } from '../../format.js';
+
 export interface SelfToday {
   employee: {
     id: string;
@@ -103,3 +105,13 @@ export const REQUEST_STATUS: Record<CorrectionRequest['status'], string> = {
   rejected: 'Rejected',
   withdrawn: 'Withdrawn',
 };
+
+/** The clock's state in words: "You are clocked in since 08:02." */
+export function stateText(self: Pick<SelfToday, 'state'>, zone: string): string {
+  const { state } = self;
+  if (!state.clockedIn) return 'You are not clocked in.';
+  const since = formatInstant(state.since, zone);
+  return state.onBreak
+    ? `You are on a break (clocked in since ${since}).`
+    : `You are clocked in since ${since}.`;
+}

@@ -3,7 +3,7 @@ import { api, messageOf } from '../../api.js';
 import { Field, Loading, Notice } from '../../components/ui.js';
 import { formatDay, formatInstant } from '../../format.js';
 import type { CorrectionRequest } from './model.js';
-import { useLoaded } from './use-self.js';
+import { usePaged } from './use-paged.js';
 
 /** One waiting request: what was asked, why, and the manager's two answers. */
 function RequestItem(props: {
@@ -86,18 +86,21 @@ function RequestItem(props: {
   );
 }
 
-/** The Time entries screen's waiting correction requests (permission 91). */
+/** The Time entries screen's waiting correction requests (permission 91), 100 a page, "Load more" for the rest. */
 export function CorrectionRequestsSection(props: { zone: string; onDecided: () => void }) {
-  const requests = useLoaded<{ items: CorrectionRequest[] }>('/correction-requests');
+  const requests = usePaged<CorrectionRequest>('/correction-requests');
   const [message, setMessage] = useState<string | null>(null);
-  const items = requests.data?.items ?? [];
+  const items = requests.items ?? [];
   return (
     <section class="card" aria-labelledby="correction-requests-heading">
-      <h2 id="correction-requests-heading">Correction requests ({items.length})</h2>
+      <h2 id="correction-requests-heading">
+        Correction requests ({items.length}
+        {requests.more ? '+' : ''})
+      </h2>
       <Notice tone="success" message={message} />
       <Notice tone="error" message={requests.error} />
-      {requests.data === null && !requests.error ? <Loading what="correction requests" /> : null}
-      {requests.data && items.length === 0 ? <p>No correction request is waiting.</p> : null}
+      {requests.items === null && !requests.error ? <Loading what="correction requests" /> : null}
+      {requests.items && items.length === 0 ? <p>No correction request is waiting.</p> : null}
       <ul class="plain-list stack">
         {items.map((r) => (
           <RequestItem
@@ -112,6 +115,11 @@ export function CorrectionRequestsSection(props: { zone: string; onDecided: () =
           />
         ))}
       </ul>
+      {requests.more ? (
+        <button type="button" disabled={requests.loadingMore} onClick={() => void requests.loadMore()}>
+          Load more correction requests
+        </button>
+      ) : null}
     </section>
   );
 }
