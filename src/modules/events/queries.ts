@@ -5,7 +5,7 @@ import {
   transactionLock,
   type Tx,
 } from '../../platform/db/database.js';
-import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
+import { boundLimit, chunked, prepareQuery } from '../../platform/db/prepared.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
 /**
@@ -26,12 +26,12 @@ export async function takeSequence(tx: Tx, companyId: string, count: number): Pr
 }
 
 export async function insertEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
-  if (rows.length > 0) await tx.insertInto('events').values(rows).execute();
+  for (const chunk of chunked(rows)) await tx.insertInto('events').values(chunk).execute();
 }
 
 /** Events written unnumbered (PostgreSQL), numbered after the commit by numberPendingEvents. */
 export async function insertPendingEvents(tx: Tx, rows: Omit<EventsTable, 'seq'>[]): Promise<void> {
-  if (rows.length > 0) await tx.insertInto('pending_events').values(rows).execute();
+  for (const chunk of chunked(rows)) await tx.insertInto('pending_events').values(chunk).execute();
 }
 
 /** Whether any event waits for its number (the sequencer's poll asks this before it takes its lock). */

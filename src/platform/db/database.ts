@@ -155,6 +155,20 @@ export async function tryTransactionLock(tx: Tx, name: string): Promise<boolean>
 }
 
 /**
+ * tryTransactionLock for several names in one statement (a batch's keys, issue 32): whether every one
+ * was taken. Those taken stay taken until the transaction ends, whatever the answer.
+ */
+export async function tryTransactionLocks(tx: Tx, names: string[]): Promise<boolean> {
+  if (!isPostgres(tx) || names.length === 0) return true;
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`select bool_and(pg_try_advisory_xact_lock(hashtextextended(n, 0))) as locked from unnest(${names}::text[]) as n`.execute(
+    tx,
+  );
+  return rows[0]?.locked === true;
+}
+
+/**
  * Takes a lock named `name` for the rest of the transaction, waiting for the transaction (in any process
  * on the database) that holds it: for short critical sections such as a claim. PostgreSQL: an advisory
  * transaction lock. SQLite: nothing to do, as above.

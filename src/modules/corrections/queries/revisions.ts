@@ -1,5 +1,5 @@
 import { type Executor, type Tx } from '../../../platform/db/database.js';
-import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
+import { chunked, ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
 
 /*
  * Rows of revisions (issue 30): the recording of an entry and every change after it, the entry's
@@ -35,6 +35,11 @@ const insertRevisionQuery = prepareQuery((db, p: RevisionRow) =>
 /** A revision. The primary key (entry, revision) refuses a second revision n of an entry. */
 export async function insertRevision(tx: Tx, row: RevisionRow): Promise<void> {
   await insertRevisionQuery.executeWrite(tx, row);
+}
+
+/** Several revisions, in multi-row statements of at most ROWS_PER_INSERT rows. */
+export async function insertRevisions(tx: Tx, rows: RevisionRow[]): Promise<void> {
+  for (const chunk of chunked(rows)) await tx.insertInto('time_entry_revisions').values(chunk).execute();
 }
 
 /** An entry's revisions, oldest first, with the acting key's name or person's email. */

@@ -54,7 +54,7 @@ export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void>
   await insertEntryQuery.executeWrite(tx, entry);
 }
 
-interface SessionClosing {
+export interface SessionClosing {
   break_minutes: number | null;
   end_at: string;
   end_time: string;
