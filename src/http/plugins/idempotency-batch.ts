@@ -1,7 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { requirePrincipal } from './authenticate.js';
-import { type SettledWrite, settleWrite, storedProblem, type Write, type WriteOutcome } from './idempotency.js';
+import {
+  type SettledWrite,
+  settleWrite,
+  storedProblem,
+  type Write,
+  type WriteOutcome,
+} from './idempotency.js';
 import {
   claimKey,
   type IdempotencyScope,
@@ -74,12 +80,20 @@ export async function settleWrites<B>(
   writes: BatchWrite<B>[],
   setForm?: SetForm<B>,
 ): Promise<SettledWrite[]> {
+  const forms = request.server.services.metrics.batchForms;
   if (setForm && !options.dryRun) {
     const asSet = await settleAsSet(request, options, writes, setForm);
-    if (asSet !== null) return asSet;
+    if (asSet !== null) {
+      forms.inc({ form: 'set' });
+      return asSet;
+    }
   }
   const together = await settleTogether(request, options, writes);
-  if (together !== null) return together;
+  if (together !== null) {
+    forms.inc({ form: 'together' });
+    return together;
+  }
+  forms.inc({ form: 'one_by_one' });
   const results: SettledWrite[] = [];
   for (const { key, requestHash, write } of writes)
     results.push(await settleWrite(request, { ...options, key, requestHash }, write));
@@ -116,15 +130,7 @@ async function settleAsSet<B>(
         const scope: IdempotencyScope | null =
           item.key === null ? null : { ...caller, key: item.key, requestHash: item.requestHash };
         if (scope) {
-          const mine = stored.get(scope.key);
-          const record = records.get(scope.key);
-          const verdict = mine
-            ? mine.requestHash === scope.requestHash
-              ? ({ kind: 'replay', status: mine.status, body: mine.body } as const)
-              : ({ kind: 'refused', error: keyReused() } as const)
-            : record
-              ? judgeRecord(record, scope, at)
-              : ({ kind: 'claimed' } as const);
+          const verdict = judgeInBatch(scope, stored.get(scope.key), records.get(scope.key), at);
           if (verdict.kind === 'replay') {
             counted.push('replay');
             settled.push({ status: verdict.status, body: verdict.body, replayed: true });
@@ -173,6 +179,20 @@ async function settleAsSet<B>(
   }
   for (const outcome of counted) metrics.inc({ outcome });
   return results;
+}
+
+/** What claimKey would answer for a key of the batch: on its record read, or on this batch's own outcome. */
+function judgeInBatch(
+  scope: IdempotencyScope,
+  mine: { requestHash: string; status: number; body: string } | undefined,
+  record: Parameters<typeof judgeRecord>[0] | undefined,
+  at: number,
+): ReturnType<typeof judgeRecord> {
+  if (mine)
+    return mine.requestHash === scope.requestHash
+      ? { kind: 'replay', status: mine.status, body: mine.body }
+      : { kind: 'refused', error: keyReused() };
+  return record ? judgeRecord(record, scope, at) : { kind: 'claimed' };
 }
 
 async function settleTogether<B>(

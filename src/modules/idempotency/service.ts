@@ -1,7 +1,12 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
 import { type AppContext } from '../context.js';
-import { type Executor, type Tx, tryTransactionLock, tryTransactionLocks } from '../../platform/db/database.js';
+import {
+  type Executor,
+  type Tx,
+  tryTransactionLock,
+  tryTransactionLocks,
+} from '../../platform/db/database.js';
 import { chunked, prepareQuery } from '../../platform/db/prepared.js';
 import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 

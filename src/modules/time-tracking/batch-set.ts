@@ -1,17 +1,15 @@
-import { sql } from 'kysely';
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { localizeInstant, type LocalizedInstant, type ParsedInstant } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
 import { chunked } from '../../platform/db/prepared.js';
+import { updateById } from '../../platform/db/update-rows.js';
+import { type BatchContext, type EmployeeRows, loadBatchContext } from './batch-context.js';
 import type { TimeEntryRow } from '../../platform/db/schema.js';
-import { isStorableText } from '../../shared/stored-text.js';
 import { recordAudits, type AuditEntry } from '../audit/queries.js';
 import type { Principal } from '../auth/service.js';
 import { type NewRevision, writeRevisions } from '../corrections/revisions.js';
-import { type EmployeeWithZone, lockEmployeesWithZones } from '../employees/queries.js';
 import { resolveAmong } from '../employees/service.js';
 import { appendEventsAt, type NewEvent } from '../events/service.js';
-import type { SetBatch } from '../../http/plugins/idempotency-batch.js';
 import {
   decidePunch,
   duplicateAnswer,
@@ -20,10 +18,10 @@ import {
   duplicateWindow,
   parsePunchInstant,
 } from './clock-event.js';
-import { MAX_SESSION_MS, resolveToggle } from './punch-rules.js';
+import { resolveToggle } from './punch-rules.js';
 import type { BreakRow } from './queries/breaks.js';
+import { ENTRY_COLUMNS } from './queries/entries.js';
 import { OPEN_SESSION_COLUMNS, type OpenSession, type PunchContext } from './queries/context.js';
-import { OPEN } from './queries/entries.js';
 import { type ClockEventInput, punchSource, type WriteOutcome } from './results.js';
 import {
   assertBusinessRules,
@@ -31,7 +29,6 @@ import {
   employeeForPrincipal,
   employeeLookup,
   entryChangeAudit,
-  parseInstantField,
   type PunchEffect,
   type PunchWrite,
 } from './writes.js';
@@ -45,32 +42,16 @@ import {
  * the business rules, the pure decision of clock-event.ts) on that state held in memory, and applies
  * the accepted punch's writes to it, so the next punch of the same employee sees them as it would
  * have seen them committed. `flush` writes every accepted punch's rows in multi-row statements.
- *
  * The context a punch gets here is what the single endpoint's statement (queries/context.ts) reads,
- * computed on the rows read; the rows read are a superset of what that statement and the duplicate
- * lookups (queries/duplicates.ts) can reach: an entry reaching a punch's instant, or swallowed by
- * closing a session at it, started less than two days before it (see duplicates.ts), and so did a
- * duplicate's entry, except the open session, which is read whatever its age.
+ * computed on the rows read (batch-context.ts says why they are enough).
  */
 
-type Fields = Omit<ClockEventInput, never>;
+type Fields = ClockEventInput;
 
-/** The entries and breaks of one employee, as the batch has left them so far. */
-interface EmployeeRows {
-  entries: Map<string, TimeEntryRow>;
-}
-
-interface Loaded {
-  byId: Map<string, EmployeeWithZone>;
-  byExternalId: Map<string, EmployeeWithZone>;
-  rows: Map<string, EmployeeRows>;
-  /** Breaks by entry, oldest first (start, then id). */
-  breaks: Map<string, BreakRow[]>;
-  /** Schedules by employee, the latest effective first. */
-  schedules: Map<string, { schedule_id: string; effective_from: string }[]>;
-  confirmed: Set<string>;
-  /** The company's closed periods (not reopened), by end date. */
-  periods: { id: string; from_date: string; to_date: string; workplace_id: string | null }[];
+/** The set form of a batch (http/plugins/idempotency-batch.ts, SetBatch). */
+interface PunchSetBatch {
+  decide(index: number, options: { detectDuplicates: boolean }): Promise<WriteOutcome>;
+  flush(tx: Tx): Promise<void>;
 }
 
 /** A batch's punches as a set (see above); `present` is what the route does to every answer. */
@@ -80,16 +61,16 @@ export function punchesAsSet(
   events: Fields[],
   errors: FieldError[][],
   present: (outcome: WriteOutcome) => WriteOutcome,
-): { load: (tx: Tx) => Promise<SetBatch<unknown>> } {
+): { load: (tx: Tx) => Promise<PunchSetBatch> } {
   return {
     load: async (tx) => {
-      const loaded = await load(tx, principal, events, errors);
+      const loaded = await loadBatchContext(tx, principal, events, errors);
       return new PunchSet(principal, now, events, errors, present, loaded);
     },
   };
 }
 
-class PunchSet implements SetBatch<unknown> {
+class PunchSet implements PunchSetBatch {
   private readonly effects: { effect: PunchEffect }[] = [];
   private readonly newEntries = new Set<string>();
   private readonly changedEntries = new Set<string>();
@@ -102,7 +83,7 @@ class PunchSet implements SetBatch<unknown> {
     private readonly events: Fields[],
     private readonly errors: FieldError[][],
     private readonly present: (outcome: WriteOutcome) => WriteOutcome,
-    private readonly loaded: Loaded,
+    private readonly loaded: BatchContext,
   ) {}
 
   /** The single endpoint's steps (clock-event.ts, recordClockEvent), in its order, on the state in memory. */
@@ -269,7 +250,8 @@ class PunchSet implements SetBatch<unknown> {
       ),
       (e) => e.start_at,
     );
-    if (started) return duplicateAnswer(duplicateOfPunch({ entry: started, matched: 'start' }), employee, false);
+    if (started)
+      return duplicateAnswer(duplicateOfPunch({ entry: started, matched: 'start' }), employee, false);
     const ended = latest(
       entries.filter(
         (e) =>
@@ -282,7 +264,9 @@ class PunchSet implements SetBatch<unknown> {
       ),
       (e) => e.end_at!,
     );
-    return ended ? duplicateAnswer(duplicateOfPunch({ entry: ended, matched: 'end' }), employee, false) : null;
+    return ended
+      ? duplicateAnswer(duplicateOfPunch({ entry: ended, matched: 'end' }), employee, false)
+      : null;
   }
 
   /** An accepted punch's write, applied to the rows in memory and kept for flush. */
@@ -384,8 +368,7 @@ class PunchSet implements SetBatch<unknown> {
       [...this.changedBreaks].map((id) => breaks.get(id)!),
     );
     const newBreaks = [...this.newBreaks].map((id) => breaks.get(id)!);
-    for (const chunk of chunked(newBreaks))
-      await tx.insertInto('time_entry_breaks').values(chunk).execute();
+    for (const chunk of chunked(newBreaks)) await tx.insertInto('time_entry_breaks').values(chunk).execute();
     const revisions: NewRevision[] = [];
     const audits: AuditEntry[] = [];
     const events: { event: NewEvent; at: string }[] = [];
@@ -402,34 +385,8 @@ class PunchSet implements SetBatch<unknown> {
   }
 }
 
-const ENTRY_INSERT_COLUMNS = [
-  'id',
-  'company_id',
-  'employee_id',
-  'work_date',
-  'start_at',
-  'end_at',
-  'start_time',
-  'end_time',
-  'ends_next_day',
-  'break_minutes',
-  'net_seconds',
-  'status',
-  'source',
-  'time_zone',
-  'notes',
-  'note',
-  'clock_in_event',
-  'clock_out_event',
-  'created_by_type',
-  'created_by_id',
-  'closed_by_id',
-  'created_at',
-  'updated_at',
-  'approved_at',
-  'device_id',
-  'version',
-] as const;
+/** A new entry's columns: as insertTimeEntry writes them, with its version (a later punch of the batch may have raised it). */
+const ENTRY_INSERT_COLUMNS = [...ENTRY_COLUMNS, 'version'] as const;
 
 /** What a punch changes of an existing entry (completeSession, updateOpenSession); integers cast. */
 const ENTRY_UPDATE_COLUMNS: [string, boolean][] = [
@@ -455,33 +412,6 @@ const BREAK_UPDATE_COLUMNS: [string, boolean][] = [
   ['updated_at', false],
 ];
 
-/**
- * Rows of `table` changed by id, in multi-row statements: `UPDATE … FROM (VALUES …)`, whose columns
- * are column1 (the id), column2, … on both databases; a bound value in VALUES is text on PostgreSQL,
- * so the integer columns are cast.
- */
-async function updateById(
-  tx: Tx,
-  table: 'time_entries' | 'time_entry_breaks',
-  columns: [string, boolean][],
-  rows: Record<string, unknown>[],
-): Promise<void> {
-  const assignments = sql.join(
-    columns.map(([name, integer], i) => {
-      const value = sql.raw(`v.column${i + 2}`);
-      return sql`${sql.ref(name)} = ${integer ? sql`cast(${value} as integer)` : value}`;
-    }),
-  );
-  for (const chunk of chunked(rows)) {
-    const values = sql.join(
-      chunk.map((row) => sql`(${sql.join([row.id, ...columns.map(([name]) => row[name] ?? null)])})`),
-    );
-    await sql`update ${sql.table(table)} set ${assignments} from (values ${values}) as v where ${sql.table(table)}.id = v.column1`.execute(
-      tx,
-    );
-  }
-}
-
 function pick<K extends string>(row: Record<string, unknown>, columns: readonly K[]): Record<K, unknown> {
   return Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) as Record<K, unknown>;
 }
@@ -495,117 +425,4 @@ function latest<T>(rows: T[], key: (row: T) => string): T | undefined {
   let best: T | undefined;
   for (const row of rows) if (best === undefined || key(row) > key(best)) best = row;
   return best;
-}
-
-/** Everything the batch's punches are decided on, in one statement each (see above). */
-async function load(tx: Tx, principal: Principal, events: Fields[], errors: FieldError[][]): Promise<Loaded> {
-  const companyId = principal.companyId;
-  const ids = new Set<string>();
-  const externalIds = new Set<string>();
-  const parsed: (ParsedInstant | null)[] = events.map((event, i) => {
-    if (errors[i]!.length > 0) return null;
-    const selector = employeeLookup(principal, event.employee);
-    if (typeof selector.id === 'string') ids.add(selector.id.toLowerCase());
-    else if (typeof selector.externalId === 'string' && isStorableText(selector.externalId))
-      externalIds.add(selector.externalId);
-    try {
-      return parseInstantField(event.occurredAt, 'occurredAt');
-    } catch {
-      return null;
-    }
-  });
-  const employees = await lockEmployeesWithZones(tx, companyId, [...ids], [...externalIds]);
-  const byId = new Map(employees.map((e) => [e.id, e]));
-  const byExternalId = new Map<string, EmployeeWithZone>();
-  for (const e of employees) if (e.external_id !== null) byExternalId.set(e.external_id, e);
-  const loaded: Loaded = {
-    byId,
-    byExternalId,
-    rows: new Map(employees.map((e) => [e.id, { entries: new Map() }])),
-    breaks: new Map(),
-    schedules: new Map(),
-    confirmed: new Set(),
-    periods: [],
-  };
-  if (employees.length === 0) return loaded;
-  const employeeIds = employees.map((e) => e.id);
-  // The punches' instants and work dates, each in its employee's zone (any zone bounds it: ±14 h).
-  const epochs: number[] = [];
-  const dates: string[] = [];
-  for (const [i, instant] of parsed.entries()) {
-    if (!instant) continue;
-    const selector = employeeLookup(principal, events[i]!.employee);
-    const found =
-      typeof selector.id === 'string'
-        ? byId.get(selector.id.toLowerCase())
-        : byExternalId.get(selector.externalId ?? '');
-    if (!found) continue;
-    epochs.push(instant.epochMs);
-    dates.push(localizeInstant(instant, found.workplace_time_zone ?? principal.company.timeZone).workDate);
-  }
-  if (epochs.length === 0) return loaded;
-  const from = new Date(Math.min(...epochs) - 2 * MAX_SESSION_MS - 60_000).toISOString();
-  const to = new Date(Math.max(...epochs) + 60_000).toISOString();
-  const entries = await tx
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('employee_id', 'in', employeeIds)
-    .where((eb) =>
-      eb.or([eb('status', '=', OPEN), eb.and([eb('start_at', '>', from), eb('start_at', '<=', to)])]),
-    )
-    .execute();
-  for (const entry of entries) loaded.rows.get(entry.employee_id)!.entries.set(entry.id, entry);
-  for (const entry of entries) loaded.breaks.set(entry.id, []);
-  const entryIds = entries.map((e) => e.id);
-  if (entryIds.length > 0) {
-    // Breaks of the entries read, and of the days around the punches (a duplicate's, see duplicates.ts).
-    const breaks = await tx
-      .selectFrom('time_entry_breaks')
-      .selectAll()
-      .where('employee_id', 'in', employeeIds)
-      .where((eb) => eb.or([eb('time_entry_id', 'in', entryIds), eb('start_at', '>', from)]))
-      .orderBy('start_at')
-      .orderBy('id')
-      .execute();
-    for (const b of breaks) {
-      const list = loaded.breaks.get(b.time_entry_id);
-      if (!list) throw new Error('a break of an entry the batch did not read');
-      list.push(b);
-    }
-  }
-  const openDates = entries.filter((e) => e.status === 'open').map((e) => e.work_date);
-  const allDates = [...dates, ...openDates].sort();
-  const firstDay = allDates[0]!;
-  const lastDay = allDates.at(-1)!;
-  const schedules = await tx
-    .selectFrom('employee_schedules')
-    .select(['employee_id', 'schedule_id', 'effective_from'])
-    .where('employee_id', 'in', employeeIds)
-    .where('effective_from', '<=', lastDay)
-    .orderBy('effective_from', 'desc')
-    .execute();
-  for (const s of schedules) {
-    const list = loaded.schedules.get(s.employee_id) ?? [];
-    list.push(s);
-    loaded.schedules.set(s.employee_id, list);
-  }
-  const confirmed = await tx
-    .selectFrom('confirmed_days')
-    .select(['employee_id', 'work_date'])
-    .where('employee_id', 'in', employeeIds)
-    .where('work_date', '>=', firstDay)
-    .where('work_date', '<=', lastDay)
-    .execute();
-  for (const d of confirmed) loaded.confirmed.add(`${d.employee_id}|${d.work_date}`);
-  loaded.periods = await tx
-    .selectFrom('locked_periods')
-    .select(['id', 'from_date', 'to_date', 'workplace_id'])
-    .where('company_id', '=', companyId)
-    .where('reopened_at', 'is', null)
-    .where('to_date', '>=', firstDay)
-    .where('from_date', '<=', lastDay)
-    .orderBy('to_date')
-    .orderBy('id')
-    .execute();
-  return loaded;
 }

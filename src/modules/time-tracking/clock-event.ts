@@ -38,8 +38,10 @@ import {
   notes,
   parseInstantField,
   type PunchDecision,
+  type PunchEffect,
   type PunchWrite,
 } from './writes.js';
+import type { SessionClosing } from './queries/entries.js';
 import {
   needsCorrection,
   punchRevisionOf,
@@ -334,6 +336,25 @@ function clockOut(write: PunchWrite): PunchDecision {
       outcome: { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) },
       effects: [],
     };
+  return {
+    outcome: { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) },
+    effects: clockOutEffects(
+      write,
+      open,
+      completed,
+      spans.some((b) => b.endMs === null),
+    ),
+  };
+}
+
+/** What a clock-out writes: the break in progress ended, the session completed, its revision and change. */
+function clockOutEffects(
+  write: PunchWrite,
+  open: NonNullable<PunchWrite['context']['open']>,
+  completed: SessionClosing & Parameters<typeof timeEntryListItem>[0],
+  onBreak: boolean,
+): PunchEffect[] {
+  const { principal, at, employee, punch, breaks, input } = write;
   const ending = {
     end_at: punch.utcIso,
     end_time: punch.time,
@@ -344,39 +365,36 @@ function clockOut(write: PunchWrite): PunchDecision {
   const finalBreaks: BreakRow[] = breaks.map((b) =>
     b.end_at === null ? { ...b, ...ending, updated_at: at } : b,
   );
-  return {
-    outcome: { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) },
-    effects: [
-      ...(spans.some((b) => b.endMs === null)
-        ? [
-            {
-              kind: 'closeBreak' as const,
-              closing: { entryId: open.id, ...ending, updated_at: at },
-              required: false,
-            },
-          ]
-        : []),
-      { kind: 'completeSession', id: open.id, patch: completed },
-      {
-        kind: 'revision',
-        revision: punchRevisionOf(principal, at, {
-          entryId: open.id,
-          version: completed.version,
-          action: 'completed',
-          before: [open, breaks],
-          after: [completed, finalBreaks],
-        }),
+  return [
+    ...(onBreak
+      ? [
+          {
+            kind: 'closeBreak' as const,
+            closing: { entryId: open.id, ...ending, updated_at: at },
+            required: false,
+          },
+        ]
+      : []),
+    { kind: 'completeSession', id: open.id, patch: completed },
+    {
+      kind: 'revision',
+      revision: punchRevisionOf(principal, at, {
+        entryId: open.id,
+        version: completed.version,
+        action: 'completed',
+        before: [open, breaks],
+        after: [completed, finalBreaks],
+      }),
+    },
+    {
+      kind: 'change',
+      at,
+      change: {
+        action: 'time_entry.clock_out',
+        entryId: open.id,
+        details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+        event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
       },
-      {
-        kind: 'change',
-        at,
-        change: {
-          action: 'time_entry.clock_out',
-          entryId: open.id,
-          details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-          event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
-        },
-      },
-    ],
-  };
+    },
+  ];
 }

@@ -13,7 +13,7 @@ import { type NewTimeEntry, type TimeEntryRow } from '../../../platform/db/schem
  */
 export const OPEN = sql.lit('open');
 
-const ENTRY_COLUMNS = [
+export const ENTRY_COLUMNS = [
   'id',
   'company_id',
   'employee_id',
