@@ -1,7 +1,8 @@
 import { newId } from '../../domain/ids.js';
 import { type Actor, CLI_ACTOR } from '../context.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
-import { chunked, prepareQuery } from '../../platform/db/prepared.js';
+import { prepareQuery } from '../../platform/db/prepared.js';
+import { insertRows } from '../../platform/db/update-rows.js';
 
 export interface AuditEntry {
   companyId: string | null;
@@ -47,23 +48,19 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
 
 /** Several audit rows in multi-row statements (a batch of punches, issue 32), in order. */
 export async function recordAudits(tx: Tx, entries: AuditEntry[]): Promise<void> {
-  for (const chunk of chunked(entries.map(auditRow)))
-    await tx
-      .insertInto('audit_log')
-      .values(
-        chunk.map((p) => ({
-          id: p.id,
-          company_id: p.companyId,
-          actor_type: p.actorType,
-          actor_id: p.actorId,
-          action: p.action,
-          target_type: p.targetType,
-          target_id: p.targetId,
-          details: p.details,
-          created_at: p.at,
-        })),
-      )
-      .execute();
+  if (entries.length === 0) return;
+  const rows = entries.map(auditRow).map((p) => ({
+    id: p.id,
+    company_id: p.companyId,
+    actor_type: p.actorType,
+    actor_id: p.actorId,
+    action: p.action,
+    target_type: p.targetType,
+    target_id: p.targetId,
+    details: p.details,
+    created_at: p.at,
+  }));
+  await insertRows(tx, 'audit_log', Object.keys(rows[0]!), rows);
 }
 
 function auditRow(entry: AuditEntry): AuditRow {

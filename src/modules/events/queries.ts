@@ -5,7 +5,8 @@ import {
   transactionLock,
   type Tx,
 } from '../../platform/db/database.js';
-import { boundLimit, chunked, prepareQuery } from '../../platform/db/prepared.js';
+import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
+import { insertRows } from '../../platform/db/update-rows.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
 /**
@@ -26,12 +27,12 @@ export async function takeSequence(tx: Tx, companyId: string, count: number): Pr
 }
 
 export async function insertEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
-  for (const chunk of chunked(rows)) await tx.insertInto('events').values(chunk).execute();
+  if (rows.length > 0) await insertRows(tx, 'events', Object.keys(rows[0]!), rows);
 }
 
 /** Events written unnumbered (PostgreSQL), numbered after the commit by numberPendingEvents. */
 export async function insertPendingEvents(tx: Tx, rows: Omit<EventsTable, 'seq'>[]): Promise<void> {
-  for (const chunk of chunked(rows)) await tx.insertInto('pending_events').values(chunk).execute();
+  if (rows.length > 0) await insertRows(tx, 'pending_events', Object.keys(rows[0]!), rows);
 }
 
 /** Whether any event waits for its number (the sequencer's poll asks this before it takes its lock). */

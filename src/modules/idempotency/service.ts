@@ -8,6 +8,7 @@ import {
   tryTransactionLocks,
 } from '../../platform/db/database.js';
 import { chunked, prepareQuery } from '../../platform/db/prepared.js';
+import { insertRows } from '../../platform/db/update-rows.js';
 import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 
 /** Spec, Limits: a key's outcome is kept 24 hours. */
@@ -195,23 +196,18 @@ export async function storeOutcomes(
       .where('api_key_id', '=', caller.apiKeyId)
       .where('idempotency_key', 'in', chunk)
       .execute();
-  for (const chunk of chunked(outcomes))
-    await tx
-      .insertInto('idempotency_records')
-      .values(
-        chunk.map(({ scope, status, body, now }) => ({
-          company_id: scope.companyId,
-          api_key_id: scope.apiKeyId,
-          idempotency_key: scope.key,
-          request_hash: scope.requestHash,
-          state: 'done',
-          response_status: status,
-          response_body: body,
-          created_at: new Date(now).toISOString(),
-          expires_at: new Date(now + RETENTION_MS).toISOString(),
-        })),
-      )
-      .execute();
+  const rows = outcomes.map(({ scope, status, body, now }) => ({
+    company_id: scope.companyId,
+    api_key_id: scope.apiKeyId,
+    idempotency_key: scope.key,
+    request_hash: scope.requestHash,
+    state: 'done',
+    response_status: status,
+    response_body: body,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + RETENTION_MS).toISOString(),
+  }));
+  if (rows.length > 0) await insertRows(tx, 'idempotency_records', Object.keys(rows[0]!), rows);
 }
 
 /** Spec, Limits: outcomes are kept 24 hours; the server removes expired ones periodically. */

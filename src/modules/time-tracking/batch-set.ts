@@ -1,8 +1,7 @@
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { localizeInstant, type LocalizedInstant, type ParsedInstant } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
-import { chunked } from '../../platform/db/prepared.js';
-import { updateById } from '../../platform/db/update-rows.js';
+import { insertRows, updateById } from '../../platform/db/update-rows.js';
 import { type BatchContext, type EmployeeRows, loadBatchContext } from './batch-context.js';
 import type { TimeEntryRow } from '../../platform/db/schema.js';
 import { recordAudits, type AuditEntry } from '../audit/queries.js';
@@ -356,11 +355,7 @@ class PunchSet implements PunchSetBatch {
       [...this.changedEntries].map((id) => entries.get(id)!),
     );
     const inserted = [...this.newEntries].map((id) => entries.get(id)!);
-    for (const chunk of chunked(inserted))
-      await tx
-        .insertInto('time_entries')
-        .values(chunk.map((row) => pick(row, ENTRY_INSERT_COLUMNS)) as never)
-        .execute();
+    await insertRows(tx, 'time_entries', ENTRY_INSERT_COLUMNS, inserted);
     await updateById(
       tx,
       'time_entry_breaks',
@@ -368,7 +363,8 @@ class PunchSet implements PunchSetBatch {
       [...this.changedBreaks].map((id) => breaks.get(id)!),
     );
     const newBreaks = [...this.newBreaks].map((id) => breaks.get(id)!);
-    for (const chunk of chunked(newBreaks)) await tx.insertInto('time_entry_breaks').values(chunk).execute();
+    if (newBreaks.length > 0)
+      await insertRows(tx, 'time_entry_breaks', Object.keys(newBreaks[0]!), newBreaks);
     const revisions: NewRevision[] = [];
     const audits: AuditEntry[] = [];
     const events: { event: NewEvent; at: string }[] = [];
@@ -411,10 +407,6 @@ const BREAK_UPDATE_COLUMNS: [string, boolean][] = [
   ['closed_by_id', false],
   ['updated_at', false],
 ];
-
-function pick<K extends string>(row: Record<string, unknown>, columns: readonly K[]): Record<K, unknown> {
-  return Object.fromEntries(columns.map((c) => [c, row[c] ?? null])) as Record<K, unknown>;
-}
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

@@ -129,7 +129,7 @@ export function serialWriters(db: Executor): boolean {
   return !isPostgres(db);
 }
 
-function isPostgres(db: Executor): boolean {
+export function isPostgres(db: Executor): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 

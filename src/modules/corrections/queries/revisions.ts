@@ -1,5 +1,6 @@
 import { type Executor, type Tx } from '../../../platform/db/database.js';
-import { chunked, ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
+import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
+import { insertRows } from '../../../platform/db/update-rows.js';
 
 /*
  * Rows of revisions (issue 30): the recording of an entry and every change after it, the entry's
@@ -39,7 +40,7 @@ export async function insertRevision(tx: Tx, row: RevisionRow): Promise<void> {
 
 /** Several revisions, in multi-row statements of at most ROWS_PER_INSERT rows. */
 export async function insertRevisions(tx: Tx, rows: RevisionRow[]): Promise<void> {
-  for (const chunk of chunked(rows)) await tx.insertInto('time_entry_revisions').values(chunk).execute();
+  if (rows.length > 0) await insertRows(tx, 'time_entry_revisions', Object.keys(rows[0]!), rows);
 }
 
 /** An entry's revisions, oldest first, with the acting key's name or person's email. */
