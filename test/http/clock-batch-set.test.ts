@@ -446,5 +446,47 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       );
       expect((await footprint(tenant)).entries).toBe(2);
     });
+
+    it('a database refusal of the set form: the batch runs punch by punch, with the same answers and rows', async () => {
+      if (dialect.name !== 'postgres') return;
+      const db = suite.server.database.db;
+      // A refusal only a multi-row insert meets: the savepoint path inserts one entry a statement.
+      await sql`create function refuse_many_entries() returns trigger language plpgsql as $$
+        begin
+          if (select count(*) from inserted) > 1 then raise exception 'one entry at a time'; end if;
+          return null;
+        end $$`.execute(db);
+      await sql`create trigger refuse_many_entries after insert on time_entries
+        referencing new table as inserted for each statement execute function refuse_many_entries()`.execute(
+        db,
+      );
+      try {
+        const events: Json[] = [
+          ev('EXT-0', 'clock_in', T0 - 8 * HOUR, { idempotencyKey: 'r-1' }),
+          ev('EXT-1', 'clock_in', T0 - 8 * HOUR),
+          ev('EXT-1', 'clock_out', T0 - 9 * HOUR), // before its clock-in
+          ev('EXT-0', 'clock_out', T0 - 2 * HOUR, { idempotencyKey: 'r-2' }),
+        ];
+        const single = await berlin({ employeeCount: 2 });
+        const batched = await berlin({ employeeCount: 2 });
+        const one: Reply[] = [];
+        for (const event of events) {
+          const { idempotencyKey, ...fields } = event as { idempotencyKey?: string };
+          one.push(await single.clock(fields, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}));
+        }
+        const before = await forms();
+        const got = results(await call(suite.server, batched.token, 'POST', BATCH, { events }));
+        const after = await forms();
+        expect(after.set ?? 0).toBe(before.set ?? 0);
+        expect(after.together ?? 0).toBe((before.together ?? 0) + 1);
+        expect(got.map((r) => r.status)).toEqual([201, 201, 409, 201]);
+        for (const [i, r] of got.entries())
+          expect(normalised(JSON.stringify(r.body)), `event ${i}`).toEqual(normalised(one[i]!.text));
+        expect(await contents(batched)).toEqual(await contents(single));
+      } finally {
+        await sql`drop trigger refuse_many_entries on time_entries`.execute(db);
+        await sql`drop function refuse_many_entries()`.execute(db);
+      }
+    });
   },
 );
