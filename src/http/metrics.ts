@@ -44,6 +44,13 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  readonly batchForms = new Counter({
+    name: 'punchclock_batch_forms_total',
+    help: 'Batches of punches by how they ran (issue 32): set (read once, multi-row writes), together (one transaction, punch by punch) or one_by_one (a transaction per punch)',
+    labelNames: ['form'] as const,
+    registers: [this.registry],
+  });
+
   readonly tokensIssued = new Counter({
     name: 'punchclock_tokens_issued_total',
     help: 'Access tokens issued by the token endpoint',

@@ -1,8 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { requirePrincipal } from './authenticate.js';
-import { type SettledWrite, settleWrite, storedProblem, type Write } from './idempotency.js';
-import { claimKey, type IdempotencyScope, storeOutcome } from '../../modules/idempotency/service.js';
+import {
+  type SettledWrite,
+  settleWrite,
+  storedProblem,
+  type Write,
+  type WriteOutcome,
+} from './idempotency.js';
+import {
+  claimKey,
+  type IdempotencyScope,
+  judgeRecord,
+  keyReused,
+  readKeysForBatch,
+  storeOutcome,
+  storeOutcomes,
+} from '../../modules/idempotency/service.js';
 import { isDatabaseUnavailable, savepoint, type Tx } from '../../platform/db/database.js';
 
 /*
@@ -35,18 +49,150 @@ export interface BatchOptions<B> {
 /** The batch cannot be one transaction: it runs write by write. */
 class RunOneByOne extends Error {}
 
+/** The batch cannot be decided as a set: it runs write by write in one transaction (settleTogether). */
+class NotAsSet extends Error {}
+
+/*
+ * Issue 32, item 2, the set form: the batch's transaction reads once what every write needs (`load`:
+ * e.g. every employee's rows, in a few statements) and the records of every key (one statement);
+ * each write is then decided in order, in memory, on the state the writes before it left (`decide`:
+ * the single endpoint's pure rules), its key judged as claimKey judges it; and every accepted write,
+ * every stored outcome, is written at the end in multi-row statements (`flush`). What the set form
+ * cannot answer as the writes one by one would (a key held by a request still running, a database
+ * refusal) rolls it back, and the batch runs as above (settleTogether, then write by write).
+ */
+export interface SetForm<B> {
+  /** First in the transaction: locks and reads what every write needs; null: not as a set. */
+  load(tx: Tx): Promise<SetBatch<B> | null>;
+}
+
+export interface SetBatch<B> {
+  /** Write `index` on the state the writes before it left; its refusal (an ApiError) changes nothing. */
+  decide(index: number, options: { detectDuplicates: boolean }): Promise<WriteOutcome<B>>;
+  /** Every accepted write, in multi-row statements. */
+  flush(tx: Tx): Promise<void>;
+}
+
 /** Every write's result, in order: in one transaction, or (see above) one transaction per write. */
 export async function settleWrites<B>(
   request: FastifyRequest,
   options: BatchOptions<B>,
   writes: BatchWrite<B>[],
+  setForm?: SetForm<B>,
 ): Promise<SettledWrite[]> {
+  const forms = request.server.services.metrics.batchForms;
+  if (setForm && !options.dryRun) {
+    const asSet = await settleAsSet(request, options, writes, setForm);
+    if (asSet !== null) {
+      forms.inc({ form: 'set' });
+      return asSet;
+    }
+  }
   const together = await settleTogether(request, options, writes);
-  if (together !== null) return together;
+  if (together !== null) {
+    forms.inc({ form: 'together' });
+    return together;
+  }
+  forms.inc({ form: 'one_by_one' });
   const results: SettledWrite[] = [];
   for (const { key, requestHash, write } of writes)
     results.push(await settleWrite(request, { ...options, key, requestHash }, write));
   return results;
+}
+
+async function settleAsSet<B>(
+  request: FastifyRequest,
+  options: BatchOptions<B>,
+  writes: BatchWrite<B>[],
+  setForm: SetForm<B>,
+): Promise<SettledWrite[] | null> {
+  const { database, now } = request.server.services.ctx;
+  const metrics = request.server.services.metrics.idempotency;
+  const problem = storedProblem(request, options.instance);
+  const principal = requirePrincipal(request);
+  const caller = { companyId: principal.companyId, apiKeyId: principal.id };
+  const counted: ('replay' | 'reused')[] = [];
+  let results: SettledWrite[];
+  try {
+    results = await database.transaction(async (tx) => {
+      const batch = await setForm.load(tx);
+      if (batch === null) throw new NotAsSet();
+      const keys = writes.flatMap((item) => (item.key === null ? [] : [item.key]));
+      const records = await readKeysForBatch(tx, caller, keys);
+      if (records === null) throw new NotAsSet();
+      // The outcomes stored by this batch, by key; the keys whose records were freed (expired, stale).
+      const stored = new Map<string, { requestHash: string; status: number; body: string }>();
+      const freed: string[] = [];
+      const outcomes: { scope: IdempotencyScope; status: number; body: string; now: number }[] = [];
+      const settled: SettledWrite[] = [];
+      for (const [index, item] of writes.entries()) {
+        const at = now();
+        const scope: IdempotencyScope | null =
+          item.key === null ? null : { ...caller, key: item.key, requestHash: item.requestHash };
+        if (scope) {
+          const verdict = judgeInBatch(scope, stored.get(scope.key), records.get(scope.key), at);
+          if (verdict.kind === 'replay') {
+            counted.push('replay');
+            settled.push({ status: verdict.status, body: verdict.body, replayed: true });
+            continue;
+          }
+          if (verdict.kind === 'refused') {
+            if (verdict.error.errorName === 'idempotency_in_flight') throw new NotAsSet();
+            counted.push('reused');
+            settled.push({ status: verdict.error.status, body: problem(verdict.error), replayed: false });
+            continue;
+          }
+          if (verdict.kind === 'free') {
+            freed.push(scope.key);
+            records.delete(scope.key);
+          }
+        }
+        let status: number;
+        let body: string;
+        try {
+          const outcome = await batch.decide(index, { detectDuplicates: item.key === null });
+          status = outcome.status;
+          body = options.serialize(outcome.body);
+        } catch (error) {
+          if (!(error instanceof ApiError) || error.status >= 500) throw error;
+          status = error.status;
+          body = problem(error);
+        }
+        if (scope) {
+          stored.set(scope.key, { requestHash: scope.requestHash, status, body });
+          outcomes.push({ scope, status, body, now: at });
+        }
+        settled.push({ status, body, replayed: false });
+      }
+      await batch.flush(tx);
+      await storeOutcomes(tx, caller, freed, outcomes);
+      return settled;
+    });
+  } catch (error) {
+    if (error instanceof NotAsSet) return null;
+    // The database refused something (not an answer of the rules): as above, unless it is gone.
+    if (!(error instanceof ApiError) && !isDatabaseUnavailable(error)) {
+      request.log.info({ err: error }, 'a batch ran write by write after its set form was refused');
+      return null;
+    }
+    throw error;
+  }
+  for (const outcome of counted) metrics.inc({ outcome });
+  return results;
+}
+
+/** What claimKey would answer for a key of the batch: on its record read, or on this batch's own outcome. */
+function judgeInBatch(
+  scope: IdempotencyScope,
+  mine: { requestHash: string; status: number; body: string } | undefined,
+  record: Parameters<typeof judgeRecord>[0] | undefined,
+  at: number,
+): ReturnType<typeof judgeRecord> {
+  if (mine)
+    return mine.requestHash === scope.requestHash
+      ? { kind: 'replay', status: mine.status, body: mine.body }
+      : { kind: 'refused', error: keyReused() };
+  return record ? judgeRecord(record, scope, at) : { kind: 'claimed' };
 }
 
 async function settleTogether<B>(

@@ -2,6 +2,7 @@ import { newId } from '../../domain/ids.js';
 import { type Actor, CLI_ACTOR } from '../context.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
+import { insertRows } from '../../platform/db/update-rows.js';
 
 export interface AuditEntry {
   companyId: string | null;
@@ -42,7 +43,28 @@ const insertAudit = prepareQuery((db, p: AuditRow) =>
 
 /** Who did what: written in the transaction of the change it records. */
 export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
-  await insertAudit.executeWrite(tx, {
+  await insertAudit.executeWrite(tx, auditRow(entry));
+}
+
+/** Several audit rows in multi-row statements (a batch of punches, issue 32), in order. */
+export async function recordAudits(tx: Tx, entries: AuditEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const rows = entries.map(auditRow).map((p) => ({
+    id: p.id,
+    company_id: p.companyId,
+    actor_type: p.actorType,
+    actor_id: p.actorId,
+    action: p.action,
+    target_type: p.targetType,
+    target_id: p.targetId,
+    details: p.details,
+    created_at: p.at,
+  }));
+  await insertRows(tx, 'audit_log', Object.keys(rows[0]!), rows);
+}
+
+function auditRow(entry: AuditEntry): AuditRow {
+  return {
     id: newId(),
     companyId: entry.companyId,
     actorType: entry.actorType,
@@ -52,7 +74,7 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
     targetId: entry.targetId,
     details: entry.details ? JSON.stringify(entry.details) : null,
     at: entry.at,
-  });
+  };
 }
 
 /** A page of the company's audit log, newest first, with the acting person's email or key's name. */

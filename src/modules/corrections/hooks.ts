@@ -5,6 +5,7 @@ import { MAX_SESSION_MS } from '../time-tracking/punch-rules.js';
 import {
   actorOfPrincipal,
   diffSnapshots,
+  type NewRevision,
   snapshotOf,
   type TrackedEntry,
   writeRevision,
@@ -28,7 +29,17 @@ export function recordedRevision(
   entryId: string,
   reason?: string,
 ): Promise<void> {
-  return writeRevision(tx, {
+  return writeRevision(tx, recordedRevisionOf(principal, at, entryId, reason));
+}
+
+/** Revision 1 of a new entry, as data (a batch writes many at once). */
+export function recordedRevisionOf(
+  principal: Principal,
+  at: string,
+  entryId: string,
+  reason?: string,
+): NewRevision {
+  return {
     ...(reason !== undefined ? { reason } : {}),
     companyId: principal.companyId,
     entryId,
@@ -37,7 +48,7 @@ export function recordedRevision(
     action: 'recorded',
     actor: actorOfPrincipal(principal),
     changes: [],
-  });
+  };
 }
 
 type Breaks = readonly Pick<TimeEntryBreakRow, 'start_at' | 'end_at'>[];
@@ -51,15 +62,22 @@ export function punchRevision(
   tx: Tx,
   principal: Principal,
   at: string,
-  punch: {
-    entryId: string;
-    version: number;
-    action: 'break_started' | 'break_ended' | 'completed';
-    before: [TrackedEntry, Breaks];
-    after: [TrackedEntry, Breaks];
-  },
+  punch: PunchRevisionInput,
 ): Promise<void> {
-  return writeRevision(tx, {
+  return writeRevision(tx, punchRevisionOf(principal, at, punch));
+}
+
+interface PunchRevisionInput {
+  entryId: string;
+  version: number;
+  action: 'break_started' | 'break_ended' | 'completed';
+  before: [TrackedEntry, Breaks];
+  after: [TrackedEntry, Breaks];
+}
+
+/** The revision of a punch on an open session, as data (the single punch and a batch write it). */
+export function punchRevisionOf(principal: Principal, at: string, punch: PunchRevisionInput): NewRevision {
+  return {
     companyId: principal.companyId,
     entryId: punch.entryId,
     revision: punch.version,
@@ -67,7 +85,7 @@ export function punchRevision(
     action: punch.action,
     actor: actorOfPrincipal(principal),
     changes: diffSnapshots(snapshotOf(...punch.before), snapshotOf(...punch.after)),
-  });
+  };
 }
 
 /** Whether a session open since `startAt` can no longer be closed by a punch (open 24 hours or more). */

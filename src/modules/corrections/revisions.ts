@@ -2,7 +2,7 @@ import type { Executor, Tx } from '../../platform/db/database.js';
 import type { TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import type { Actor } from '../context.js';
-import { insertRevision, listRevisionRows, revisionsCompany } from './queries/revisions.js';
+import { insertRevision, insertRevisions, listRevisionRows, revisionsCompany } from './queries/revisions.js';
 import type {
   ActorKind,
   ChangeActor,
@@ -124,7 +124,16 @@ export interface NewRevision {
 
 /** Writes a revision (the caller wrote the entry's new version with its change). */
 export async function writeRevision(tx: Tx, revision: NewRevision): Promise<void> {
-  await insertRevision(tx, {
+  await insertRevision(tx, revisionRow(revision));
+}
+
+/** Several revisions in multi-row statements (a batch of punches, issue 32). */
+export async function writeRevisions(tx: Tx, revisions: NewRevision[]): Promise<void> {
+  await insertRevisions(tx, revisions.map(revisionRow));
+}
+
+function revisionRow(revision: NewRevision) {
+  return {
     time_entry_id: revision.entryId,
     revision: revision.revision,
     company_id: revision.companyId,
@@ -134,7 +143,7 @@ export async function writeRevision(tx: Tx, revision: NewRevision): Promise<void
     actor_id: revision.actor.id,
     reason: revision.reason ?? null,
     changes: JSON.stringify(revision.changes),
-  });
+  };
 }
 
 /** An entry's revisions, oldest first, as published; null when the company has none of that entry. */

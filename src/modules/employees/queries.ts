@@ -100,6 +100,35 @@ export async function lockEmployeesInIdOrder(
     .execute();
 }
 
+/**
+ * lockEmployeeWithZone for a batch of punches (issue 32): every employee named by `ids` or
+ * `externalIds`, with their workplace's zone, in one statement, row-locked in id order on PostgreSQL
+ * (see lockEmployeesInIdOrder).
+ */
+export async function lockEmployeesWithZones(
+  tx: Tx,
+  companyId: string,
+  ids: string[],
+  externalIds: string[],
+): Promise<EmployeeWithZone[]> {
+  if (ids.length + externalIds.length === 0) return [];
+  return tx
+    .selectFrom('employees as e')
+    .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+    .select(['e.id', 'e.external_id', 'e.workplace_id', 'e.status', 'w.time_zone as workplace_time_zone'])
+    .where('e.company_id', '=', companyId)
+    .where('e.deleted_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        ...(ids.length > 0 ? [eb('e.id', 'in', ids)] : []),
+        ...(externalIds.length > 0 ? [eb('e.external_id', 'in', externalIds)] : []),
+      ]),
+    )
+    .orderBy('e.id')
+    .$if(rowLocks(tx), (q) => q.forUpdate('e'))
+    .execute();
+}
+
 /** The columns of an employee list item (see views.ts, employeeListItem): pages read nothing else. */
 export const EMPLOYEE_LIST_COLUMNS = [
   'id',

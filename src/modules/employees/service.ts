@@ -74,6 +74,22 @@ export async function lockEmployeeForWrite(
   );
 }
 
+/** The employee `selector` names among those given (a batch's, read at once), as resolveEmployee says it. */
+export function resolveAmong<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
+  companyId: string,
+  selector: EmployeeSelector,
+  byId: ReadonlyMap<string, E>,
+  byExternalId: ReadonlyMap<string, E>,
+): Promise<E> {
+  return resolveWith(
+    null as unknown as Executor,
+    companyId,
+    selector,
+    async (_db, _c, id) => byId.get(id),
+    async (_db, _c, externalId) => byExternalId.get(externalId),
+  );
+}
+
 async function resolveWith<E extends Pick<EmployeeRow, 'id' | 'external_id'>>(
   db: Executor,
   companyId: string,

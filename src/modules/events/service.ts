@@ -70,8 +70,21 @@ export const DEFAULT_EVENT_RETENTION_DAYS = 30;
  * caller's `Database.transaction` returns once they are numbered (or after WAIT_AFTER_COMMIT_MS).
  */
 export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[], at: string): Promise<void> {
+  await appendEventsAt(
+    tx,
+    companyId,
+    events.map((event) => ({ event, at })),
+  );
+}
+
+/** appendEvents for events of several instants (a batch of punches, issue 32), in order. */
+export async function appendEventsAt(
+  tx: Tx,
+  companyId: string,
+  events: { event: NewEvent; at: string }[],
+): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map((event) => ({
+  const rows = events.map(({ event, at }) => ({
     company_id: companyId,
     id: newId(),
     type: event.type,

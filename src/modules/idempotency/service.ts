@@ -1,8 +1,14 @@
 import { createHash } from 'node:crypto';
 import { ApiError } from '../../domain/errors.js';
 import { type AppContext } from '../context.js';
-import { type Executor, type Tx, tryTransactionLock } from '../../platform/db/database.js';
-import { prepareQuery } from '../../platform/db/prepared.js';
+import {
+  type Executor,
+  type Tx,
+  tryTransactionLock,
+  tryTransactionLocks,
+} from '../../platform/db/database.js';
+import { chunked, prepareQuery } from '../../platform/db/prepared.js';
+import { insertRows } from '../../platform/db/update-rows.js';
 import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 
 /** Spec, Limits: a key's outcome is kept 24 hours. */
@@ -113,7 +119,7 @@ export async function claimKey(tx: Tx, scope: IdempotencyScope, now: number): Pr
   return verdict;
 }
 
-function judgeRecord(
+export function judgeRecord(
   existing: IdempotencyRecordRow,
   scope: IdempotencyScope,
   now: number,
@@ -144,6 +150,64 @@ export async function storeOutcome(
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + RETENTION_MS).toISOString(),
   });
+}
+
+/*
+ * A batch of writes decided as a set (issue 32): every key of the batch locked (as claimKey locks one)
+ * and its record read in one statement each, judged in memory (judgeRecord), the records of freed
+ * keys deleted and every outcome stored in multi-row statements.
+ */
+
+/** The records of `keys` (one caller's), locked as claimKey locks one; null when one is held elsewhere. */
+export async function readKeysForBatch(
+  tx: Tx,
+  caller: { companyId: string; apiKeyId: string },
+  keys: string[],
+): Promise<Map<string, IdempotencyRecordRow> | null> {
+  const records = new Map<string, IdempotencyRecordRow>();
+  const distinct = [...new Set(keys)];
+  if (distinct.length === 0) return records;
+  const names = distinct.map((key) => `idempotency|${caller.companyId}|${caller.apiKeyId}|${key}`);
+  if (!(await tryTransactionLocks(tx, names))) return null;
+  for (const chunk of chunked(distinct, 500)) {
+    const rows = await tx
+      .selectFrom('idempotency_records')
+      .selectAll()
+      .where('company_id', '=', caller.companyId)
+      .where('api_key_id', '=', caller.apiKeyId)
+      .where('idempotency_key', 'in', chunk)
+      .execute();
+    for (const row of rows) records.set(row.idempotency_key, row);
+  }
+  return records;
+}
+
+/** The outcomes of a batch's keys, each as storeOutcome stores one, after deleting the records of freed keys. */
+export async function storeOutcomes(
+  tx: Tx,
+  caller: { companyId: string; apiKeyId: string },
+  freed: string[],
+  outcomes: { scope: IdempotencyScope; status: number; body: string; now: number }[],
+): Promise<void> {
+  for (const chunk of chunked(freed, 500))
+    await tx
+      .deleteFrom('idempotency_records')
+      .where('company_id', '=', caller.companyId)
+      .where('api_key_id', '=', caller.apiKeyId)
+      .where('idempotency_key', 'in', chunk)
+      .execute();
+  const rows = outcomes.map(({ scope, status, body, now }) => ({
+    company_id: scope.companyId,
+    api_key_id: scope.apiKeyId,
+    idempotency_key: scope.key,
+    request_hash: scope.requestHash,
+    state: 'done',
+    response_status: status,
+    response_body: body,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + RETENTION_MS).toISOString(),
+  }));
+  if (rows.length > 0) await insertRows(tx, 'idempotency_records', Object.keys(rows[0]!), rows);
 }
 
 /** Spec, Limits: outcomes are kept 24 hours; the server removes expired ones periodically. */

@@ -1,13 +1,11 @@
 import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
 import { type BreakSpan, breakMinutes, evaluateBreakEnd, evaluateBreakStart } from './break-rules.js';
-import { type BreakRow, closeOpenBreak, insertBreak } from './queries/breaks.js';
+import { type BreakRow } from './queries/breaks.js';
 import type { OpenSession } from './queries/context.js';
-import { updateOpenSession } from './queries/entries.js';
-import { entryResult, timeEntryListItem, type WriteOutcome } from './results.js';
-import { appendNotes, assertDaysOpen, notes, type PunchWrite, recordEntryChange } from './writes.js';
-import { punchRevision, stuckSessionHint } from '../corrections/hooks.js';
+import { entryResult, timeEntryListItem } from './results.js';
+import { appendNotes, assertDaysOpen, notes, type PunchDecision, type PunchWrite } from './writes.js';
+import { punchRevisionOf, stuckSessionHint } from '../corrections/hooks.js';
 
 /*
  * `break_start` / `break_end` (issue 20): a break inside the open session, after what it follows (the
@@ -56,7 +54,7 @@ function breakRefusal(
 }
 
 /** A break punch: refused unless the rules allow it on an open day, then a break started or ended. */
-export async function recordBreakPunch(tx: Tx, write: PunchWrite, type: BreakType): Promise<WriteOutcome> {
+export function decideBreakPunch(write: PunchWrite, type: BreakType): PunchDecision {
   const { context, breaks, punch, input } = write;
   const open = context.open;
   if (!open)
@@ -76,7 +74,7 @@ export async function recordBreakPunch(tx: Tx, write: PunchWrite, type: BreakTyp
     context.openClosedPeriod ?? context.punchClosedPeriod,
   );
   const session = sessionOf(open, input);
-  return type === 'break_start' ? startBreak(tx, write, open, session) : endBreak(tx, write, open, session);
+  return type === 'break_start' ? startBreak(write, open, session) : endBreak(write, open, session);
 }
 
 /** The open session as a break punch leaves it: the device added to its notes, a note replacing its own. */
@@ -98,12 +96,7 @@ function sessionOf(open: OpenSession, input: PunchWrite['input']) {
 
 type Session = ReturnType<typeof sessionOf>;
 
-async function startBreak(
-  tx: Tx,
-  write: PunchWrite,
-  open: OpenSession,
-  session: Session,
-): Promise<WriteOutcome> {
+function startBreak(write: PunchWrite, open: OpenSession, session: Session): PunchDecision {
   const { principal, at, employee, punch, breaks, input } = write;
   const deviceId = input.deviceId ?? null;
   const row: BreakRow = {
@@ -123,44 +116,54 @@ async function startBreak(
     updated_at: at,
   };
   if (write.dryRun)
-    return { status: 200, body: entryResult(session, employee, 'break_start', punch, true, open.id) };
-  try {
-    await insertBreak(tx, row);
-  } catch (error) {
-    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entry_breaks'))
-      throw new ApiError('already_on_break', 'a break is already in progress');
-    throw error;
-  }
-  // The session's new version (and the device and note, when sent).
-  await updateOpenSession(tx, open.id, {
-    breakMinutes: open.break_minutes,
-    notes: session.notes,
-    note: session.note,
-    updatedAt: at,
-    version: session.version,
-  });
-  await punchRevision(tx, principal, at, {
-    entryId: open.id,
-    version: session.version,
-    action: 'break_started',
-    before: [open, breaks],
-    after: [session, [...breaks, row]],
-  });
-  await recordEntryChange(tx, principal, at, {
-    action: 'time_entry.break_start',
-    entryId: open.id,
-    details: { employeeId: employee.id, breakId: row.id, occurredAt: punch.utcIso, deviceId },
-    event: { type: 'time_entry.break_started', data: timeEntryListItem(session, employee, [...breaks, row]) },
-  });
-  return { status: 201, body: entryResult(session, employee, 'break_start', punch, false, open.id) };
+    return {
+      outcome: { status: 200, body: entryResult(session, employee, 'break_start', punch, true, open.id) },
+      effects: [],
+    };
+  return {
+    outcome: { status: 201, body: entryResult(session, employee, 'break_start', punch, false, open.id) },
+    effects: [
+      { kind: 'insertBreak', row },
+      // The session's new version (and the device and note, when sent).
+      {
+        kind: 'updateOpenSession',
+        id: open.id,
+        patch: {
+          breakMinutes: open.break_minutes,
+          notes: session.notes,
+          note: session.note,
+          updatedAt: at,
+          version: session.version,
+        },
+      },
+      {
+        kind: 'revision',
+        revision: punchRevisionOf(principal, at, {
+          entryId: open.id,
+          version: session.version,
+          action: 'break_started',
+          before: [open, breaks],
+          after: [session, [...breaks, row]],
+        }),
+      },
+      {
+        kind: 'change',
+        at,
+        change: {
+          action: 'time_entry.break_start',
+          entryId: open.id,
+          details: { employeeId: employee.id, breakId: row.id, occurredAt: punch.utcIso, deviceId },
+          event: {
+            type: 'time_entry.break_started',
+            data: timeEntryListItem(session, employee, [...breaks, row]),
+          },
+        },
+      },
+    ],
+  };
 }
 
-async function endBreak(
-  tx: Tx,
-  write: PunchWrite,
-  open: OpenSession,
-  session: Session,
-): Promise<WriteOutcome> {
+function endBreak(write: PunchWrite, open: OpenSession, session: Session): PunchDecision {
   const { principal, at, employee, punch, breaks, input } = write;
   const ending = {
     end_at: punch.utcIso,
@@ -175,28 +178,45 @@ async function endBreak(
   );
   const updated = { ...session, break_minutes: minutes };
   if (write.dryRun)
-    return { status: 200, body: entryResult(updated, employee, 'break_end', punch, true, open.id) };
-  const closed = await closeOpenBreak(tx, { entryId: open.id, ...ending, updated_at: at });
-  if (closed !== 1) throw new ApiError('not_on_break', 'the employee has no break in progress to end');
-  await updateOpenSession(tx, open.id, {
-    breakMinutes: minutes,
-    notes: updated.notes,
-    note: updated.note,
-    updatedAt: at,
-    version: updated.version,
-  });
-  await punchRevision(tx, principal, at, {
-    entryId: open.id,
-    version: updated.version,
-    action: 'break_ended',
-    before: [open, breaks],
-    after: [updated, ended],
-  });
-  await recordEntryChange(tx, principal, at, {
-    action: 'time_entry.break_end',
-    entryId: open.id,
-    details: { employeeId: employee.id, occurredAt: punch.utcIso, deviceId: input.deviceId ?? null },
-    event: { type: 'time_entry.break_ended', data: timeEntryListItem(updated, employee, ended) },
-  });
-  return { status: 201, body: entryResult(updated, employee, 'break_end', punch, false, open.id) };
+    return {
+      outcome: { status: 200, body: entryResult(updated, employee, 'break_end', punch, true, open.id) },
+      effects: [],
+    };
+  return {
+    outcome: { status: 201, body: entryResult(updated, employee, 'break_end', punch, false, open.id) },
+    effects: [
+      { kind: 'closeBreak', closing: { entryId: open.id, ...ending, updated_at: at }, required: true },
+      {
+        kind: 'updateOpenSession',
+        id: open.id,
+        patch: {
+          breakMinutes: minutes,
+          notes: updated.notes,
+          note: updated.note,
+          updatedAt: at,
+          version: updated.version,
+        },
+      },
+      {
+        kind: 'revision',
+        revision: punchRevisionOf(principal, at, {
+          entryId: open.id,
+          version: updated.version,
+          action: 'break_ended',
+          before: [open, breaks],
+          after: [updated, ended],
+        }),
+      },
+      {
+        kind: 'change',
+        at,
+        change: {
+          action: 'time_entry.break_end',
+          entryId: open.id,
+          details: { employeeId: employee.id, occurredAt: punch.utcIso, deviceId: input.deviceId ?? null },
+          event: { type: 'time_entry.break_ended', data: timeEntryListItem(updated, employee, ended) },
+        },
+      },
+    ],
+  };
 }

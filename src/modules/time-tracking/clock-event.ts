@@ -3,11 +3,11 @@ import { localizeInstant, type ParsedInstant } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { Principal } from '../auth/service.js';
 import type { EmployeeForWrite } from '../employees/queries.js';
-import { recordBreakPunch, spansOf } from './breaks.js';
-import { type BreakRow, closeOpenBreak, findEntryBreaks } from './queries/breaks.js';
+import { decideBreakPunch, spansOf } from './breaks.js';
+import { type BreakRow, findEntryBreaks } from './queries/breaks.js';
 import { findPunchContext } from './queries/context.js';
 import { findDuplicateBreakPunch, findDuplicatePunch } from './queries/duplicates.js';
-import { completeSession } from './queries/entries.js';
+import type { TimeEntryRow } from '../../platform/db/schema.js';
 import { evaluateClockOutAfterBreaks, sessionFigures } from './break-rules.js';
 import {
   checkPunchWindow,
@@ -30,17 +30,24 @@ import {
 } from './results.js';
 import {
   appendNotes,
+  applyPunchEffects,
   assertBusinessRules,
   assertDaysOpen,
   dayBefore,
-  insertOpenSession,
   loadEmployeeContext,
   notes,
   parseInstantField,
+  type PunchDecision,
+  type PunchEffect,
   type PunchWrite,
-  recordEntryChange,
 } from './writes.js';
-import { needsCorrection, punchRevision, recordedRevision, stuckSessionHint } from '../corrections/hooks.js';
+import type { SessionClosing } from './queries/entries.js';
+import {
+  needsCorrection,
+  punchRevisionOf,
+  recordedRevisionOf,
+  stuckSessionHint,
+} from '../corrections/hooks.js';
 
 /**
  * POST /time-clock/events: one punch, in the caller's transaction. Resolve the instant (in its
@@ -82,10 +89,9 @@ export async function recordClockEvent(
   const breaks =
     open && context.openHasBreaks && effective !== 'clock_in' ? await findEntryBreaks(tx, open.id) : [];
   // Write.
-  const at = new Date(now).toISOString();
   const write: PunchWrite = {
     principal,
-    at,
+    at: new Date(now).toISOString(),
     employee,
     punch,
     context,
@@ -94,19 +100,32 @@ export async function recordClockEvent(
     dryRun: options.dryRun,
     source: options.source ?? punchSource(principal),
   };
+  const decision = decidePunch(write, effective);
+  await applyPunchEffects(tx, principal, decision.effects);
+  return decision.outcome;
+}
+
+/**
+ * The pure rules of a punch on its loaded context (issue 32): its answer and its writes as data, or
+ * its refusal (an ApiError). The single endpoint and a batch of punches (batch-set.ts) both decide here.
+ */
+export function decidePunch(
+  write: PunchWrite,
+  effective: 'clock_in' | 'clock_out' | 'break_start' | 'break_end',
+): PunchDecision {
   switch (effective) {
     case 'break_start':
     case 'break_end':
-      return recordBreakPunch(tx, write, effective);
+      return decideBreakPunch(write, effective);
     case 'clock_in':
-      return clockIn(tx, write);
+      return clockIn(write);
     case 'clock_out':
-      return clockOut(tx, write);
+      return clockOut(write);
   }
 }
 
 /** The punch's instant: an RFC 3339 date-time with offset, at most 5 minutes ahead and 30 days back. */
-function parsePunchInstant(occurredAt: string, now: number): ParsedInstant {
+export function parsePunchInstant(occurredAt: string, now: number): ParsedInstant {
   const parsed = parseInstantField(occurredAt, 'occurredAt');
   const windowError = checkPunchWindow(parsed.epochMs, now);
   if (windowError)
@@ -135,42 +154,66 @@ async function replayDuplicate(
   epochMs: number,
   dryRun: boolean,
 ): Promise<WriteOutcome | null> {
-  const window = {
-    employeeId: employee.id,
+  const window = duplicateWindow(employee.id, sentType, principal.id, epochMs);
+  let found: DuplicateFound | null = null;
+  if (sentType === 'break_start' || sentType === 'break_end') {
+    const duplicate = await findDuplicateBreakPunch(tx, window);
+    if (duplicate) found = duplicateOfBreak(sentType, duplicate);
+  } else {
+    const duplicate = await findDuplicatePunch(tx, window);
+    if (duplicate) found = duplicateOfPunch(duplicate);
+  }
+  return found ? duplicateAnswer(found, employee, dryRun) : null;
+}
+
+/** The window a duplicate of a punch is looked for in (see queries/duplicates.ts). */
+export function duplicateWindow(employeeId: string, sentType: string, callerId: string, epochMs: number) {
+  return {
+    employeeId,
     sentType,
-    callerId: principal.id,
+    callerId,
     from: new Date(epochMs - DUPLICATE_WINDOW_MS).toISOString(),
     to: new Date(epochMs + DUPLICATE_WINDOW_MS).toISOString(),
     startedAfter: new Date(epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
   };
-  let found: {
-    entry: Parameters<typeof storedPunch>[0];
-    type: WriteResult['type'];
-    punched: ReturnType<typeof storedPunch>;
-  } | null = null;
-  if (sentType === 'break_start' || sentType === 'break_end') {
-    const duplicate = await findDuplicateBreakPunch(tx, window);
-    if (duplicate) {
-      const { entry, brk, matched } = duplicate;
-      const punched =
-        matched === 'start'
-          ? storedInstant(entry, brk.start_at, brk.start_time)
-          : storedInstant(entry, brk.end_at!, brk.end_time!);
-      found = { entry, type: sentType, punched };
-    }
-  } else {
-    const duplicate = await findDuplicatePunch(tx, window);
-    if (duplicate) {
-      const { entry, matched } = duplicate;
-      found = {
-        entry,
-        type: matched === 'start' ? 'clock_in' : 'clock_out',
-        punched: storedPunch(entry, matched),
-      };
-    }
-  }
-  if (!found) return null;
-  // A dry run that meets a duplicate still wrote nothing; it says so like every dry run.
+}
+
+interface DuplicateFound {
+  entry: Parameters<typeof storedPunch>[0];
+  type: WriteResult['type'];
+  punched: ReturnType<typeof storedPunch>;
+}
+
+export function duplicateOfBreak(
+  sentType: 'break_start' | 'break_end',
+  duplicate: { entry: TimeEntryRow; brk: BreakRow; matched: 'start' | 'end' },
+): DuplicateFound {
+  const { entry, brk, matched } = duplicate;
+  const punched =
+    matched === 'start'
+      ? storedInstant(entry, brk.start_at, brk.start_time)
+      : storedInstant(entry, brk.end_at!, brk.end_time!);
+  return { entry, type: sentType, punched };
+}
+
+export function duplicateOfPunch(duplicate: {
+  entry: TimeEntryRow;
+  matched: 'start' | 'end';
+}): DuplicateFound {
+  const { entry, matched } = duplicate;
+  return {
+    entry,
+    type: matched === 'start' ? 'clock_in' : 'clock_out',
+    punched: storedPunch(entry, matched),
+  };
+}
+
+/** A duplicate answers 200 with what it recorded; a dry run that meets one still wrote nothing and says so. */
+export function duplicateAnswer(
+  found: DuplicateFound,
+  employee: EmployeeForWrite,
+  dryRun: boolean,
+): WriteOutcome {
   return {
     status: 200,
     body: entryResult(found.entry, employee, found.type, found.punched, dryRun, found.entry.id),
@@ -178,7 +221,7 @@ async function replayDuplicate(
 }
 
 /** A clock-in opens a session: none may be open, the day must be open, no entry may cover the instant. */
-async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
+function clockIn(write: PunchWrite): PunchDecision {
   const { principal, at, employee, punch, context, input } = write;
   if (context.open)
     throw new ApiError(
@@ -206,16 +249,28 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     clock_in_event: input.type,
     closed_by_id: null,
   });
-  if (write.dryRun) return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
-  await insertOpenSession(tx, entry);
-  await recordedRevision(tx, principal, at, entry.id);
-  await recordEntryChange(tx, principal, at, {
-    action: 'time_entry.clock_in',
-    entryId: entry.id,
-    details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-    event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee, []) },
-  });
-  return { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) };
+  if (write.dryRun)
+    return {
+      outcome: { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) },
+      effects: [],
+    };
+  return {
+    outcome: { status: 201, body: entryResult(entry, employee, 'clock_in', punch, false, entry.id) },
+    effects: [
+      { kind: 'insertEntry', entry },
+      { kind: 'revision', revision: recordedRevisionOf(principal, at, entry.id) },
+      {
+        kind: 'change',
+        at,
+        change: {
+          action: 'time_entry.clock_in',
+          entryId: entry.id,
+          details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+          event: { type: 'time_entry.opened', data: timeEntryListItem(entry, employee, []) },
+        },
+      },
+    ],
+  };
 }
 
 /** The session's net seconds at a clock-out, or the refusal: 24 hours or longer, before its start or a break. */
@@ -241,7 +296,7 @@ function closingSeconds(write: PunchWrite, open: NonNullable<PunchWrite['context
 }
 
 /** A clock-out completes the open session (ending a break in progress at the clock-out). */
-async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
+function clockOut(write: PunchWrite): PunchDecision {
   const { principal, at, employee, punch, context, breaks, input } = write;
   const open = context.open;
   if (!open) throw new ApiError('no_open_session', 'the employee has no open session to clock out of');
@@ -277,32 +332,69 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     version: open.version + 1,
   };
   if (write.dryRun)
-    return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
+    return {
+      outcome: { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) },
+      effects: [],
+    };
+  return {
+    outcome: { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) },
+    effects: clockOutEffects(
+      write,
+      open,
+      completed,
+      spans.some((b) => b.endMs === null),
+    ),
+  };
+}
+
+/** What a clock-out writes: the break in progress ended, the session completed, its revision and change. */
+function clockOutEffects(
+  write: PunchWrite,
+  open: NonNullable<PunchWrite['context']['open']>,
+  completed: SessionClosing & Parameters<typeof timeEntryListItem>[0],
+  onBreak: boolean,
+): PunchEffect[] {
+  const { principal, at, employee, punch, breaks, input } = write;
   const ending = {
     end_at: punch.utcIso,
     end_time: punch.time,
     end_event: input.type,
     closed_by_id: principal.id,
   };
-  if (spans.some((b) => b.endMs === null))
-    await closeOpenBreak(tx, { entryId: open.id, ...ending, updated_at: at });
-  await completeSession(tx, open.id, completed);
   // A clock-out during a break ends the break at the clock-out.
   const finalBreaks: BreakRow[] = breaks.map((b) =>
     b.end_at === null ? { ...b, ...ending, updated_at: at } : b,
   );
-  await punchRevision(tx, principal, at, {
-    entryId: open.id,
-    version: completed.version,
-    action: 'completed',
-    before: [open, breaks],
-    after: [completed, finalBreaks],
-  });
-  await recordEntryChange(tx, principal, at, {
-    action: 'time_entry.clock_out',
-    entryId: open.id,
-    details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
-  });
-  return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
+  return [
+    ...(onBreak
+      ? [
+          {
+            kind: 'closeBreak' as const,
+            closing: { entryId: open.id, ...ending, updated_at: at },
+            required: false,
+          },
+        ]
+      : []),
+    { kind: 'completeSession', id: open.id, patch: completed },
+    {
+      kind: 'revision',
+      revision: punchRevisionOf(principal, at, {
+        entryId: open.id,
+        version: completed.version,
+        action: 'completed',
+        before: [open, breaks],
+        after: [completed, finalBreaks],
+      }),
+    },
+    {
+      kind: 'change',
+      at,
+      change: {
+        action: 'time_entry.clock_out',
+        entryId: open.id,
+        details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
+        event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
+      },
+    },
+  ];
 }

@@ -34,7 +34,8 @@ import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
-import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { flagSkewedPunch, isSkewed, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { punchesAsSet } from './batch-set.js';
 import { assertBadgesOpen, recordUnknownBadges } from '../devices/pins.js';
 import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
@@ -175,28 +176,31 @@ function recordClockEventRoute(
 type BatchEvent = Static<typeof ClockEventBatchBodySchema>['events'][number];
 type BatchFields = Omit<BatchEvent, 'idempotencyKey'>;
 
+/** The single endpoint's checks of an event's values and key, before it runs: its 422's field errors. */
+function eventErrors(event: BatchEvent): { fields: BatchFields; errors: FieldError[]; key: string | null } {
+  const { idempotencyKey, ...fields } = event;
+  const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
+  const key =
+    idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
+  if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
+  // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
+  return { fields, errors, key: key.ok && errors.length === 0 ? key.key : null };
+}
+
 /** Each event of a batch as a write: its key, its fingerprint for the key, and the single endpoint's write. */
 function batchWrites(
-  events: BatchEvent[],
+  checked: ReturnType<typeof eventErrors>[],
   record: (tx: Tx, fields: BatchFields, detectDuplicates: boolean) => Promise<WriteOutcome<unknown>>,
 ): BatchWrite<unknown>[] {
-  return events.map((event) => {
-    const { idempotencyKey, ...fields } = event;
-    const errors: FieldError[] = [...(checkClockEvent(fields) ?? [])];
-    const key =
-      idempotencyKey === undefined ? { ok: true as const, key: null } : parseIdempotencyKey(idempotencyKey);
-    if (!key.ok) errors.push({ field: 'idempotencyKey', message: key.reason, code: 'invalid' });
-    return {
-      // Like the single endpoint, whose 422 for a bad value comes before the key is read: not stored.
-      key: key.ok && errors.length === 0 ? key.key : null,
-      requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
-      write: async (tx, { detectDuplicates }) => {
-        // A value the single endpoint refuses before it runs: this event's 422.
-        if (errors.length > 0) throw validationError(errors);
-        return record(tx, fields, detectDuplicates);
-      },
-    };
-  });
+  return checked.map(({ fields, errors, key }) => ({
+    key,
+    requestHash: requestFingerprint('POST', EVENTS_PATH, fields),
+    write: async (tx, { detectDuplicates }) => {
+      // A value the single endpoint refuses before it runs: this event's 422.
+      if (errors.length > 0) throw validationError(errors);
+      return record(tx, fields, detectDuplicates);
+    },
+  }));
 }
 
 /**
@@ -215,7 +219,8 @@ async function settleBatch(
   // A device locked for unknown badges sends no batch with badge-only events (nothing runs; it retries).
   const badgeOnly = events.map((event) => byBadgeOnly(principal, event.employee));
   if (badgeOnly.includes(true)) await assertBadgesOpen(ctx, principal.id);
-  const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
+  const checked = events.map(eventErrors);
+  const writes = batchWrites(checked, async (tx, fields, detectDuplicates) => {
     const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
     // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
     await flagSkewedPunch(tx, clockOffset, outcome);
@@ -235,6 +240,16 @@ async function settleBatch(
         ),
     },
     writes,
+    // Issue 32: decided as a set, unless a kiosk's clock is off (its entries are flagged one by one).
+    isSkewed(clockOffset)
+      ? undefined
+      : punchesAsSet(
+          principal,
+          () => ctx.now(),
+          checked.map((c) => c.fields),
+          checked.map((c) => c.errors),
+          (outcome) => forPrincipal(principal, outcome),
+        ),
   );
   // A kiosk device's refused events, kept for the administrator (after the batch's commit).
   if (!dryRun)

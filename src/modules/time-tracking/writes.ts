@@ -1,16 +1,23 @@
 import { ApiError, validationError } from '../../domain/errors.js';
 import { type ParsedInstant, parseInstantWithOffset, type LocalizedInstant } from '../../domain/time-zone.js';
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
-import { recordAudit } from '../audit/queries.js';
+import { type AuditEntry, recordAudit } from '../audit/queries.js';
 import type { Principal } from '../auth/service.js';
 import { type EmployeeSelector, lockEmployeeForWrite } from '../employees/service.js';
-import type { EmployeeForWrite } from '../employees/queries.js';
+import type { EmployeeForWrite, EmployeeWithZone } from '../employees/queries.js';
 import { appendEvents, type NewEvent } from '../events/service.js';
-import type { BreakRow } from './queries/breaks.js';
+import { type BreakClosing, type BreakRow, closeOpenBreak, insertBreak } from './queries/breaks.js';
 import type { PunchContext } from './queries/context.js';
-import { type EntryValues, insertTimeEntry } from './queries/entries.js';
+import {
+  completeSession,
+  type EntryValues,
+  insertTimeEntry,
+  type SessionClosing,
+  updateOpenSession,
+} from './queries/entries.js';
+import { type NewRevision, writeRevision } from '../corrections/revisions.js';
 import { MAX_SESSION_MS } from './punch-rules.js';
-import type { ClockEventInput } from './results.js';
+import type { ClockEventInput, newEntry, WriteOutcome } from './results.js';
 
 /*
  * What every write of time tracking shares: the employee's row lock and time zone, the business rules
@@ -69,15 +76,28 @@ export async function loadEmployeeContext(
   principal: Principal,
   selector: EmployeeSelector,
 ): Promise<{ employee: EmployeeForWrite; zone: string | null }> {
+  const found = await lockEmployeeForWrite(tx, principal.companyId, employeeLookup(principal, selector));
+  return employeeForPrincipal(principal, selector, found);
+}
+
+/**
+ * How the employee is looked up: a kiosk device (issue 35) names its employee by id where it sends
+ * one; whether that id and an external id match is told only about an employee the device may act
+ * for (employeeForPrincipal), never before.
+ */
+export function employeeLookup(principal: Principal, selector: EmployeeSelector): EmployeeSelector {
+  return principal.device && typeof selector.id === 'string' ? { id: selector.id } : selector;
+}
+
+/** The employee found for `selector` as the principal may punch for them, with their time zone. */
+export function employeeForPrincipal(
+  principal: Principal,
+  selector: EmployeeSelector,
+  found: EmployeeWithZone,
+): { employee: EmployeeForWrite; zone: string | null } {
   const device = principal.device;
-  // A kiosk device (issue 35) names its employee by id where it sends one: whether that id and an
-  // external id match is told only about an employee the device may act for (below), never before.
   const deviceById = device && typeof selector.id === 'string';
-  const {
-    workplace_time_zone: zone,
-    status,
-    ...employee
-  } = await lockEmployeeForWrite(tx, principal.companyId, deviceById ? { id: selector.id } : selector);
+  const { workplace_time_zone: zone, status, ...employee } = found;
   // A kiosk device punches only for active employees of its own workplace.
   if (device && (employee.workplace_id !== device.workplaceId || status !== 'active'))
     throw new ApiError('employee_not_found', "no employee of this kiosk's workplace matches");
@@ -114,6 +134,13 @@ export function assertDaysOpen(locked: boolean, dates: string[], closedPeriod: s
     throw new ApiError('day_locked', `the period ${closedPeriod}; reopen it to change its days`);
 }
 
+export interface EntryChange {
+  action: string;
+  entryId: string;
+  details: Record<string, unknown>;
+  event: NewEvent;
+}
+
 /**
  * What every write of this module records with its change, in its transaction: the audit row (who
  * did what) and the change feed's event (what the integrators see).
@@ -122,9 +149,15 @@ export async function recordEntryChange(
   tx: Tx,
   principal: Principal,
   at: string,
-  change: { action: string; entryId: string; details: Record<string, unknown>; event: NewEvent },
+  change: EntryChange,
 ): Promise<void> {
-  await recordAudit(tx, {
+  await recordAudit(tx, entryChangeAudit(principal, at, change));
+  await appendEvents(tx, principal.companyId, [change.event], at);
+}
+
+/** The audit row of an entry's change. */
+export function entryChangeAudit(principal: Principal, at: string, change: EntryChange): AuditEntry {
+  return {
     companyId: principal.companyId,
     actorType: principal.kind,
     actorId: principal.id,
@@ -133,8 +166,77 @@ export async function recordEntryChange(
     targetId: change.entryId,
     details: change.details,
     at,
-  });
-  await appendEvents(tx, principal.companyId, [change.event], at);
+  };
+}
+
+/*
+ * Issue 32: a punch is decided by pure functions (clock-event.ts decidePunch) on a loaded context,
+ * into its answer and the rows it writes, as data. The single endpoint writes them one statement
+ * each, in order (applyPunchEffects); a batch of punches decides every punch on its in-memory state
+ * and writes all of them in multi-row statements (batch-set.ts).
+ */
+export type NewSession = ReturnType<typeof newEntry>;
+
+export interface OpenSessionPatch {
+  breakMinutes: number | null;
+  notes: string | null;
+  note: string | null;
+  updatedAt: string;
+  version: number;
+}
+
+export type PunchEffect =
+  | { kind: 'insertEntry'; entry: NewSession }
+  | { kind: 'insertBreak'; row: BreakRow }
+  /** `required`: a break must end (break_end), else not_on_break; a clock-out ends one if any. */
+  | { kind: 'closeBreak'; closing: BreakClosing; required: boolean }
+  | { kind: 'completeSession'; id: string; patch: SessionClosing }
+  | { kind: 'updateOpenSession'; id: string; patch: OpenSessionPatch }
+  | { kind: 'revision'; revision: NewRevision }
+  | { kind: 'change'; at: string; change: EntryChange };
+
+/** A punch decided: its answer, and what it writes (nothing for a dry run). */
+export interface PunchDecision {
+  outcome: WriteOutcome;
+  effects: PunchEffect[];
+}
+
+/** The single endpoint's writes of a decided punch: one statement each, in order. */
+export async function applyPunchEffects(tx: Tx, principal: Principal, effects: PunchEffect[]): Promise<void> {
+  for (const effect of effects) {
+    switch (effect.kind) {
+      case 'insertEntry':
+        await insertOpenSession(tx, effect.entry);
+        break;
+      case 'insertBreak':
+        try {
+          await insertBreak(tx, effect.row);
+        } catch (error) {
+          if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entry_breaks'))
+            throw new ApiError('already_on_break', 'a break is already in progress');
+          throw error;
+        }
+        break;
+      case 'closeBreak': {
+        const closed = await closeOpenBreak(tx, effect.closing);
+        if (effect.required && closed !== 1)
+          throw new ApiError('not_on_break', 'the employee has no break in progress to end');
+        break;
+      }
+      case 'completeSession':
+        await completeSession(tx, effect.id, effect.patch);
+        break;
+      case 'updateOpenSession':
+        await updateOpenSession(tx, effect.id, effect.patch);
+        break;
+      case 'revision':
+        await writeRevision(tx, effect.revision);
+        break;
+      case 'change':
+        await recordEntryChange(tx, principal, effect.at, effect.change);
+        break;
+    }
+  }
 }
 
 /** The partial unique index on open sessions is the last word on "one open session per employee". */

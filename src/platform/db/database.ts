@@ -129,7 +129,7 @@ export function serialWriters(db: Executor): boolean {
   return !isPostgres(db);
 }
 
-function isPostgres(db: Executor): boolean {
+export function isPostgres(db: Executor): boolean {
   return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
@@ -151,6 +151,20 @@ export async function tryTransactionLock(tx: Tx, name: string): Promise<boolean>
   const { rows } = await sql<{
     locked: boolean;
   }>`select pg_try_advisory_xact_lock(hashtextextended(${name}, 0)) as locked`.execute(tx);
+  return rows[0]?.locked === true;
+}
+
+/**
+ * tryTransactionLock for several names in one statement (a batch's keys, issue 32): whether every one
+ * was taken. Those taken stay taken until the transaction ends, whatever the answer.
+ */
+export async function tryTransactionLocks(tx: Tx, names: string[]): Promise<boolean> {
+  if (!isPostgres(tx) || names.length === 0) return true;
+  const { rows } = await sql<{
+    locked: boolean;
+  }>`select bool_and(pg_try_advisory_xact_lock(hashtextextended(n, 0))) as locked from unnest(${names}::text[]) as n`.execute(
+    tx,
+  );
   return rows[0]?.locked === true;
 }
 

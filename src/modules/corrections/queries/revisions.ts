@@ -1,5 +1,6 @@
 import { type Executor, type Tx } from '../../../platform/db/database.js';
 import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
+import { insertRows } from '../../../platform/db/update-rows.js';
 
 /*
  * Rows of revisions (issue 30): the recording of an entry and every change after it, the entry's
@@ -35,6 +36,11 @@ const insertRevisionQuery = prepareQuery((db, p: RevisionRow) =>
 /** A revision. The primary key (entry, revision) refuses a second revision n of an entry. */
 export async function insertRevision(tx: Tx, row: RevisionRow): Promise<void> {
   await insertRevisionQuery.executeWrite(tx, row);
+}
+
+/** Several revisions, in multi-row statements of at most ROWS_PER_INSERT rows. */
+export async function insertRevisions(tx: Tx, rows: RevisionRow[]): Promise<void> {
+  if (rows.length > 0) await insertRows(tx, 'time_entry_revisions', Object.keys(rows[0]!), rows);
 }
 
 /** An entry's revisions, oldest first, with the acting key's name or person's email. */

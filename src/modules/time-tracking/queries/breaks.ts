@@ -70,7 +70,7 @@ export async function insertBreak(tx: Tx, row: BreakRow): Promise<void> {
   await insertBreakQuery.executeWrite(tx, row);
 }
 
-interface BreakClosing {
+export interface BreakClosing {
   entryId: string;
   end_at: string;
   end_time: string;

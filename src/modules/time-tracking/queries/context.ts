@@ -13,7 +13,7 @@ import { type TimeEntryRow } from '../../../platform/db/schema.js';
  * The columns of an open session a punch reads (to close it, or to report it): no more, since every
  * column read costs on every punch (on PostgreSQL pg describes, parses and builds each one anew).
  */
-const OPEN_SESSION_COLUMNS = [
+export const OPEN_SESSION_COLUMNS = [
   'id',
   'work_date',
   'start_at',

@@ -13,7 +13,7 @@ import { type NewTimeEntry, type TimeEntryRow } from '../../../platform/db/schem
  */
 export const OPEN = sql.lit('open');
 
-const ENTRY_COLUMNS = [
+export const ENTRY_COLUMNS = [
   'id',
   'company_id',
   'employee_id',
@@ -54,7 +54,7 @@ export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void>
   await insertEntryQuery.executeWrite(tx, entry);
 }
 
-interface SessionClosing {
+export interface SessionClosing {
   break_minutes: number | null;
   end_at: string;
   end_time: string;
