@@ -87,13 +87,16 @@ describe.skipIf(dialects.length === 0).each(dialects.map((d) => [d.name, d] as c
         await new Promise((r) => setTimeout(r, 100));
         const done = relay.transactions.length;
         const outsideBefore = relay.outside();
+        const began = Date.now();
         seen.push(await punch(i));
         await new Promise((r) => setTimeout(r, 50));
+        // The sequencer polls once a second: a punch slowed by a loaded machine may see more than one poll.
+        const polls = Math.ceil((Date.now() - began) / 1000);
         const ran = relay.transactions.slice(done);
         expect(ran, `punch ${i}`).toHaveLength(1);
         expect(ran[0], `punch ${i}`).toBeLessThanOrEqual(11);
-        // The token's principal check, the numbering round, and at most one poll of the sequencer.
-        expect(relay.outside() - outsideBefore, `punch ${i}`).toBeLessThanOrEqual(3);
+        // The token's principal check, the numbering round, and the sequencer's polls meanwhile.
+        expect(relay.outside() - outsideBefore, `punch ${i}`).toBeLessThanOrEqual(2 + polls);
       }
       expect(seen).toEqual(['clock_in', 'clock_out', 'clock_in', 'clock_out']);
     }, 60_000);
