@@ -46,8 +46,8 @@ export class Metrics {
 
   readonly batchForms = new Counter({
     name: 'punchclock_batch_forms_total',
-    help: 'Batches of punches by how they ran (issue 32): set (read once, multi-row writes), together (one transaction, punch by punch) or one_by_one (a transaction per punch)',
-    labelNames: ['form'] as const,
+    help: 'Batches of punches by how they ran (issue 32): set (read once, multi-row writes), together (one transaction, punch by punch) or one_by_one (a transaction per punch), and why not as a set (reason)',
+    labelNames: ['form', 'reason'] as const,
     registers: [this.registry],
   });
 

@@ -1,6 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { testDialects } from '../support/databases.js';
+import { enrolledDevice } from '../support/kiosk.js';
+import { fetchToken } from '../support/server.js';
 import {
   call,
   DAY,
@@ -22,6 +25,7 @@ import {
  * What the set form cannot answer (a key held by a request still running) runs punch by punch.
  */
 const BATCH = '/api/public/v1/time-clock/events/batch';
+const EVENTS = '/api/public/v1/time-clock/events';
 type Json = Record<string, unknown>;
 interface Result {
   index: number;
@@ -123,6 +127,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           'e.review_flags',
           'e.created_at',
           'e.updated_at',
+          'e.created_by_id',
+          'e.closed_by_id',
+          'e.device_id',
+          'e.edited',
+          'e.auto_closed',
         ])
         .where('e.company_id', '=', companyId)
         .orderBy('p.external_id')
@@ -131,7 +140,18 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       const breaks = await db
         .selectFrom('time_entry_breaks as b')
         .innerJoin('employees as p', 'p.id', 'b.employee_id')
-        .select(['p.external_id', 'b.start_at', 'b.end_at', 'b.start_event', 'b.end_event', 'b.updated_at'])
+        .select([
+          'p.external_id',
+          'b.start_at',
+          'b.end_at',
+          'b.start_time',
+          'b.end_time',
+          'b.start_event',
+          'b.end_event',
+          'b.updated_at',
+          'b.created_by_id',
+          'b.closed_by_id',
+        ])
         .where('b.company_id', '=', companyId)
         .orderBy('p.external_id')
         .orderBy('b.start_at')
@@ -139,14 +159,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       const revisions = await db
         .selectFrom('time_entry_revisions as r')
         .innerJoin('time_entries as e', 'e.id', 'r.time_entry_id')
-        .select(['e.start_at', 'r.revision', 'r.action', 'r.at', 'r.changes'])
+        .select(['e.start_at', 'r.revision', 'r.action', 'r.at', 'r.changes', 'r.actor_kind', 'r.actor_id'])
         .where('r.company_id', '=', companyId)
         .orderBy('e.start_at')
         .orderBy('r.revision')
         .execute();
       const audit = await db
         .selectFrom('audit_log')
-        .select(['action', 'details', 'created_at'])
+        .select(['action', 'details', 'created_at', 'actor_type', 'actor_id', 'target_id'])
         .where('company_id', '=', companyId)
         .where('action', 'like', 'time_entry.%')
         .orderBy('created_at')
@@ -191,7 +211,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
     /** How many batches ran in each form (punchclock_batch_forms_total). */
     async function forms(): Promise<Record<string, number>> {
       const metric = await suite.server.services.metrics.batchForms.get();
-      return Object.fromEntries(metric.values.map((v) => [String(v.labels.form), v.value]));
+      const counts: Record<string, number> = {};
+      for (const v of metric.values)
+        counts[String(v.labels.form)] = (counts[String(v.labels.form)] ?? 0) + v.value;
+      return counts;
+    }
+    /** How many batches ran in each form for each reason ("together|key_in_flight"). */
+    async function reasons(): Promise<Record<string, number>> {
+      const metric = await suite.server.services.metrics.batchForms.get();
+      return Object.fromEntries(
+        metric.values.map((v) => [`${String(v.labels.form)}|${String(v.labels.reason)}`, v.value]),
+      );
     }
 
     /** The same events sent one by one to one tenant and as a batch to another: the same answers and rows. */
@@ -428,6 +458,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
       await taken;
       const before = await forms();
+      const beforeReasons = await reasons();
       const sent = call(suite.server, tenant.token, 'POST', BATCH, {
         events: [
           ev('EXT-0', 'clock_in', T0 - 8 * HOUR, { idempotencyKey: 'held-1' }),
@@ -444,6 +475,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       expect((after.together ?? 0) + (after.one_by_one ?? 0)).toBe(
         (before.together ?? 0) + (before.one_by_one ?? 0) + 1,
       );
+      const why = await reasons();
+      const inFlight = (r: Record<string, number>) =>
+        (r['together|key_in_flight'] ?? 0) + (r['one_by_one|key_in_flight'] ?? 0);
+      expect(inFlight(why)).toBe(inFlight(beforeReasons) + 1);
       expect((await footprint(tenant)).entries).toBe(2);
     });
 
@@ -475,10 +510,15 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           one.push(await single.clock(fields, idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}));
         }
         const before = await forms();
+        const beforeReasons = await reasons();
         const got = results(await call(suite.server, batched.token, 'POST', BATCH, { events }));
         const after = await forms();
         expect(after.set ?? 0).toBe(before.set ?? 0);
         expect(after.together ?? 0).toBe((before.together ?? 0) + 1);
+        // Counted as the database's refusal, not as an error of the set form.
+        expect((await reasons())['together|db_refused'] ?? 0).toBe(
+          (beforeReasons['together|db_refused'] ?? 0) + 1,
+        );
         expect(got.map((r) => r.status)).toEqual([201, 201, 409, 201]);
         for (const [i, r] of got.entries())
           expect(normalised(JSON.stringify(r.body)), `event ${i}`).toEqual(normalised(one[i]!.text));
@@ -487,6 +527,171 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         await sql`drop trigger refuse_many_entries on time_entries`.execute(db);
         await sql`drop function refuse_many_entries()`.execute(db);
       }
+    });
+
+    it('a history around the read window (a shift two days back with a lunch break): decided as a set, answers as one by one', async () => {
+      // The shift started before the batch's read window (its earliest punch − 48 h), its break after.
+      const before = [
+        ev('EXT-0', 'clock_in', T0 - 2 * DAY - HOUR),
+        ev('EXT-0', 'break_start', T0 - 2 * DAY + 2 * HOUR),
+        ev('EXT-0', 'break_end', T0 - 2 * DAY + 2 * HOUR + 30 * MINUTE),
+        ev('EXT-0', 'clock_out', T0 - 2 * DAY + 7 * HOUR),
+        ev('EXT-1', 'clock_in', T0 - DAY - 8 * HOUR),
+        ev('EXT-1', 'break_start', T0 - DAY - 4 * HOUR),
+        ev('EXT-1', 'break_end', T0 - DAY - 3 * HOUR),
+        ev('EXT-1', 'clock_out', T0 - DAY),
+      ];
+      const events: Json[] = [
+        ev('EXT-0', 'clock_in', T0),
+        ev('EXT-0', 'break_start', T0 + HOUR),
+        ev('EXT-0', 'break_start', T0 + HOUR), // header-less duplicate of a break
+        ev('EXT-0', 'break_end', T0 + 2 * HOUR),
+        ev('EXT-1', 'clock_in', T0 + HOUR),
+        ev('EXT-0', 'clock_out', T0 + 3 * HOUR),
+      ];
+      await sameAsSingles(events, { employeeCount: 2, before });
+    });
+
+    it('an offline device syncing yesterday after a later shift with a break is recorded: decided as a set', async () => {
+      // Today's shift, with a break, is recorded first; yesterday's punches arrive afterwards.
+      const before = [
+        ev('EXT-0', 'clock_in', T0 - 2 * HOUR),
+        ev('EXT-0', 'break_start', T0),
+        ev('EXT-0', 'break_end', T0 + 30 * MINUTE),
+        ev('EXT-0', 'clock_out', T0 + 3 * HOUR),
+        ev('EXT-1', 'clock_in', T0 - 30 * HOUR),
+        ev('EXT-1', 'clock_out', T0 - 22 * HOUR),
+      ];
+      const events: Json[] = [
+        ev('EXT-0', 'clock_in', T0 - 20 * HOUR),
+        ev('EXT-0', 'break_start', T0 - 16 * HOUR),
+        ev('EXT-0', 'break_end', T0 - 15 * HOUR),
+        ev('EXT-0', 'clock_out', T0 - 12 * HOUR),
+        ev('EXT-1', 'clock_in', T0 - 20 * HOUR),
+      ];
+      const { got } = await sameAsSingles(events, { employeeCount: 2, before });
+      expect(got.map((r) => r.status)).toEqual([201, 201, 201, 201, 201]);
+    });
+
+    it('overlapping closed periods: the 409 names the same period in a batch as one by one', async () => {
+      const db = suite.server.database.db;
+      const single = await berlin({ employeeCount: 1 });
+      const batched = await berlin({ employeeCount: 1 });
+      for (const tenant of [single, batched]) {
+        // Two periods ending the same day: the one of the larger id stored first, so a read in stored
+        // (or index) order finds it first; both paths name the one of the smaller id (to_date, then id).
+        for (const [prefix, from_date, to_date] of [
+          ['ffffffff-0000-4000-8000-', '2026-11-01', '2026-11-10'],
+          ['00000000-0000-4000-8000-', '2026-11-09', '2026-11-10'],
+        ] as const)
+          await db
+            .insertInto('locked_periods')
+            .values({
+              id: `${prefix}${tenant.fixture.companyId.slice(-12)}`,
+              company_id: tenant.fixture.companyId,
+              workplace_id: null,
+              from_date,
+              to_date,
+              closed_at: iso(T0),
+              closed_by_kind: 'system',
+              closed_by_id: null,
+              reopened_at: null,
+              reopened_by_kind: null,
+              reopened_by_id: null,
+              reopen_reason: null,
+            })
+            .execute();
+      }
+      const events: Json[] = [ev('EXT-0', 'clock_in', T0 - 2 * HOUR)];
+      const one = await single.clock(events[0]!);
+      const got = results(await call(suite.server, batched.token, 'POST', BATCH, { events }));
+      expect(got[0]!.status).toBe(409);
+      expect(String(got[0]!.body.detail)).toContain('2026-11-09 to 2026-11-10');
+      expect(one.text).toContain('2026-11-09 to 2026-11-10');
+      expect(normalised(JSON.stringify(got[0]!.body))).toEqual(normalised(one.text));
+    });
+
+    it('a batch reaching back 29 days over a long history binds few parameters: decided as a set', async () => {
+      const tenant = await berlin({ employeeCount: 1 });
+      expect((await tenant.clock(ev('EXT-0', 'clock_in', T0 - 26 * DAY))).status).toBe(201);
+      expect((await tenant.clock(ev('EXT-0', 'clock_out', T0 - 26 * DAY + MINUTE))).status).toBe(201);
+      const db = suite.server.database.db;
+      const model = await db
+        .selectFrom('time_entries')
+        .selectAll()
+        .where('company_id', '=', tenant.fixture.companyId)
+        .executeTakeFirstOrThrow();
+      // 33,000 short entries of the month (more than SQLite's 32,766 bound parameters), in one statement each thousand.
+      const start = T0 - 25 * DAY;
+      const rows = Array.from({ length: 33_000 }, (_, i) => {
+        const at = start + i * 60_000;
+        return {
+          ...model,
+          id: randomUUID(),
+          start_at: iso(at),
+          end_at: iso(at + 30_000),
+          work_date: iso(at).slice(0, 10),
+        };
+      });
+      for (let i = 0; i < rows.length; i += 1_000) {
+        const chunk = rows.slice(i, i + 1_000);
+        await db.insertInto('time_entries').values(chunk).execute();
+      }
+      const before = await reasons();
+      const reply = await call(suite.server, tenant.token, 'POST', BATCH, {
+        events: [
+          ev('EXT-0', 'clock_in', T0 - 26 * DAY + 2 * HOUR),
+          ev('EXT-0', 'clock_out', T0 - 26 * DAY + 3 * HOUR),
+          ev('EXT-0', 'clock_in', T0 - HOUR),
+        ],
+      });
+      expect(results(reply).map((r) => r.status)).toEqual([201, 201, 201]);
+      const after = await reasons();
+      expect(after['set|none'] ?? 0).toBe((before['set|none'] ?? 0) + 1);
+    }, 120_000);
+
+    it('a kiosk device batch: decided as a set, the same answers, rows, device ids and unknown badges as one by one', async () => {
+      const single = await berlin({ employeeCount: 2 });
+      const batched = await berlin({ employeeCount: 2 });
+      const deviceToken = async (tenant: Tenant) => {
+        const device = await enrolledDevice(suite.server, tenant.fixture.workplaceId);
+        return { device, token: await fetchToken(suite.server, device.clientId, device.clientSecret) };
+      };
+      const [alone, together] = [await deviceToken(single), await deviceToken(batched)];
+      const events: Json[] = [
+        ev('EXT-0', 'clock_in', T0 - 8 * HOUR),
+        ev('EXT-0', 'break_start', T0 - 6 * HOUR),
+        ev('EXT-0', 'break_start', T0 - 6 * HOUR), // a header-less duplicate
+        ev('UNKNOWN-1', 'clock_in', T0 - 6 * HOUR), // an unknown badge: 404, counted
+        ev('EXT-1', 'toggle', T0 - 5 * HOUR),
+        ev('EXT-0', 'clock_out', T0 - 2 * HOUR),
+        ev('EXT-1', 'clock_out', T0 - 9 * HOUR), // before its clock-in
+      ];
+      const one: Reply[] = [];
+      for (const event of events) one.push(await call(suite.server, alone.token, 'POST', EVENTS, event));
+      const before = await forms();
+      const reply = await call(suite.server, together.token, 'POST', BATCH, { events });
+      expect(reply.status).toBe(200);
+      expect((await forms()).set ?? 0).toBe((before.set ?? 0) + 1);
+      const got = results(reply);
+      expect(got.map((r) => r.status)).toEqual(one.map((r) => r.status));
+      expect(got.map((r) => r.status)).toEqual([201, 201, 200, 404, 201, 201, 409]);
+      for (const [i, r] of got.entries())
+        expect(normalised(JSON.stringify(r.body)), `event ${i}`).toEqual(normalised(one[i]!.text));
+      expect(await contents(batched)).toEqual(await contents(single));
+      const db = suite.server.database.db;
+      const entries = await db
+        .selectFrom('time_entries')
+        .select(['device_id', 'source'])
+        .where('company_id', '=', batched.fixture.companyId)
+        .execute();
+      expect(entries.length).toBe(2);
+      for (const e of entries) expect(e).toEqual({ device_id: together.device.id, source: 'kiosk' });
+      const failures = async (deviceId: string) =>
+        (await db.selectFrom('kiosk_badge_failures').select('id').where('device_id', '=', deviceId).execute())
+          .length;
+      expect(await failures(together.device.id)).toBe(1);
+      expect(await failures(alone.device.id)).toBe(1);
     });
   },
 );

@@ -50,7 +50,44 @@ export interface BatchOptions<B> {
 class RunOneByOne extends Error {}
 
 /** The batch cannot be decided as a set: it runs write by write in one transaction (settleTogether). */
-class NotAsSet extends Error {}
+class NotAsSet extends Error {
+  constructor(readonly reason: FallbackReason) {
+    super(reason);
+  }
+}
+
+/**
+ * Why a batch did not run as a set (punchclock_batch_forms_total's `reason`, docs/operations.md):
+ * a dry run or no set form for it (a kiosk's skewed clock); the set form declined (`load`); a key
+ * held by a request still running; the database refused a statement; any other error, a defect of
+ * the set form (logged at warn). A batch run as a set has the reason `none`; one run a transaction
+ * per write (its one transaction refused too) keeps the reason it did not run as a set.
+ */
+export type FallbackReason =
+  'none' | 'dry_run' | 'no_set_form' | 'declined' | 'key_in_flight' | 'db_refused' | 'set_error';
+
+/**
+ * Why the set form's transaction was given up, or `error` rethrown: the database refused something (not
+ * an answer of the rules), unless it is gone; any other error is a defect of the set form: the answers
+ * stay right (the batch runs as below), but it is logged at warn.
+ */
+function fallbackReason(request: FastifyRequest, error: unknown): FallbackReason {
+  if (error instanceof NotAsSet) return error.reason;
+  if (error instanceof ApiError || isDatabaseUnavailable(error)) throw error;
+  if (isDatabaseError(error)) {
+    request.log.info({ err: error }, 'a batch ran write by write after the database refused its set form');
+    return 'db_refused';
+  }
+  request.log.warn({ err: error }, 'a batch ran write by write after an error in its set form');
+  return 'set_error';
+}
+
+/** Whether `error` was raised by the database (a SQLite or a PostgreSQL error), not by the code. */
+function isDatabaseError(error: unknown): boolean {
+  const e = error as { code?: unknown; severity?: unknown } | null;
+  if (typeof e?.code !== 'string') return false;
+  return e.code.startsWith('SQLITE_') || (typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(e.code));
+}
 
 /*
  * Issue 32, item 2, the set form: the batch's transaction reads once what every write needs (`load`:
@@ -81,19 +118,21 @@ export async function settleWrites<B>(
   setForm?: SetForm<B>,
 ): Promise<SettledWrite[]> {
   const forms = request.server.services.metrics.batchForms;
+  let reason: FallbackReason = options.dryRun ? 'dry_run' : 'no_set_form';
   if (setForm && !options.dryRun) {
     const asSet = await settleAsSet(request, options, writes, setForm);
-    if (asSet !== null) {
-      forms.inc({ form: 'set' });
-      return asSet;
+    if (!('reason' in asSet)) {
+      forms.inc({ form: 'set', reason: 'none' });
+      return asSet.results;
     }
+    reason = asSet.reason;
   }
   const together = await settleTogether(request, options, writes);
   if (together !== null) {
-    forms.inc({ form: 'together' });
+    forms.inc({ form: 'together', reason });
     return together;
   }
-  forms.inc({ form: 'one_by_one' });
+  forms.inc({ form: 'one_by_one', reason });
   const results: SettledWrite[] = [];
   for (const { key, requestHash, write } of writes)
     results.push(await settleWrite(request, { ...options, key, requestHash }, write));
@@ -105,7 +144,7 @@ async function settleAsSet<B>(
   options: BatchOptions<B>,
   writes: BatchWrite<B>[],
   setForm: SetForm<B>,
-): Promise<SettledWrite[] | null> {
+): Promise<{ results: SettledWrite[] } | { reason: FallbackReason }> {
   const { database, now } = request.server.services.ctx;
   const metrics = request.server.services.metrics.idempotency;
   const problem = storedProblem(request, options.instance);
@@ -116,10 +155,10 @@ async function settleAsSet<B>(
   try {
     results = await database.transaction(async (tx) => {
       const batch = await setForm.load(tx);
-      if (batch === null) throw new NotAsSet();
+      if (batch === null) throw new NotAsSet('declined');
       const keys = writes.flatMap((item) => (item.key === null ? [] : [item.key]));
       const records = await readKeysForBatch(tx, caller, keys);
-      if (records === null) throw new NotAsSet();
+      if (records === null) throw new NotAsSet('key_in_flight');
       // The outcomes stored by this batch, by key; the keys whose records were freed (expired, stale).
       const stored = new Map<string, { requestHash: string; status: number; body: string }>();
       const freed: string[] = [];
@@ -137,7 +176,7 @@ async function settleAsSet<B>(
             continue;
           }
           if (verdict.kind === 'refused') {
-            if (verdict.error.errorName === 'idempotency_in_flight') throw new NotAsSet();
+            if (verdict.error.errorName === 'idempotency_in_flight') throw new NotAsSet('key_in_flight');
             counted.push('reused');
             settled.push({ status: verdict.error.status, body: problem(verdict.error), replayed: false });
             continue;
@@ -169,16 +208,10 @@ async function settleAsSet<B>(
       return settled;
     });
   } catch (error) {
-    if (error instanceof NotAsSet) return null;
-    // The database refused something (not an answer of the rules): as above, unless it is gone.
-    if (!(error instanceof ApiError) && !isDatabaseUnavailable(error)) {
-      request.log.info({ err: error }, 'a batch ran write by write after its set form was refused');
-      return null;
-    }
-    throw error;
+    return { reason: fallbackReason(request, error) };
   }
   for (const outcome of counted) metrics.inc({ outcome });
-  return results;
+  return { results };
 }
 
 /** What claimKey would answer for a key of the batch: on its record read, or on this batch's own outcome. */

@@ -2,7 +2,7 @@ import { newId } from '../../domain/ids.js';
 import { type Actor, CLI_ACTOR } from '../context.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
-import { insertRows } from '../../platform/db/update-rows.js';
+import { columnsOf, insertRows } from '../../platform/db/update-rows.js';
 
 export interface AuditEntry {
   companyId: string | null;
@@ -60,7 +60,7 @@ export async function recordAudits(tx: Tx, entries: AuditEntry[]): Promise<void>
     details: p.details,
     created_at: p.at,
   }));
-  await insertRows(tx, 'audit_log', Object.keys(rows[0]!), rows);
+  await insertRows(tx, 'audit_log', columnsOf(rows), rows);
 }
 
 function auditRow(entry: AuditEntry): AuditRow {

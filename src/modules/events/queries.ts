@@ -6,7 +6,7 @@ import {
   type Tx,
 } from '../../platform/db/database.js';
 import { boundLimit, prepareQuery } from '../../platform/db/prepared.js';
-import { insertRows } from '../../platform/db/update-rows.js';
+import { columnsOf, insertRows } from '../../platform/db/update-rows.js';
 import { type EventsTable } from '../../platform/db/schema.js';
 
 /**
@@ -27,12 +27,12 @@ export async function takeSequence(tx: Tx, companyId: string, count: number): Pr
 }
 
 export async function insertEvents(tx: Tx, rows: EventsTable[]): Promise<void> {
-  if (rows.length > 0) await insertRows(tx, 'events', Object.keys(rows[0]!), rows);
+  if (rows.length > 0) await insertRows(tx, 'events', columnsOf(rows), rows);
 }
 
 /** Events written unnumbered (PostgreSQL), numbered after the commit by numberPendingEvents. */
 export async function insertPendingEvents(tx: Tx, rows: Omit<EventsTable, 'seq'>[]): Promise<void> {
-  if (rows.length > 0) await insertRows(tx, 'pending_events', Object.keys(rows[0]!), rows);
+  if (rows.length > 0) await insertRows(tx, 'pending_events', columnsOf(rows), rows);
 }
 
 /** Whether any event waits for its number (the sequencer's poll asks this before it takes its lock). */

@@ -8,7 +8,7 @@ import {
   tryTransactionLocks,
 } from '../../platform/db/database.js';
 import { chunked, prepareQuery } from '../../platform/db/prepared.js';
-import { insertRows } from '../../platform/db/update-rows.js';
+import { columnsOf, insertRows } from '../../platform/db/update-rows.js';
 import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 
 /** Spec, Limits: a key's outcome is kept 24 hours. */
@@ -207,7 +207,7 @@ export async function storeOutcomes(
     created_at: new Date(now).toISOString(),
     expires_at: new Date(now + RETENTION_MS).toISOString(),
   }));
-  if (rows.length > 0) await insertRows(tx, 'idempotency_records', Object.keys(rows[0]!), rows);
+  if (rows.length > 0) await insertRows(tx, 'idempotency_records', columnsOf(rows), rows);
 }
 
 /** Spec, Limits: outcomes are kept 24 hours; the server removes expired ones periodically. */

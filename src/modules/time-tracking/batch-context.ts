@@ -1,6 +1,8 @@
 import type { FieldError } from '../../domain/errors.js';
 import { localizeInstant, type ParsedInstant } from '../../domain/time-zone.js';
+import type { ExpressionBuilder } from 'kysely';
 import type { Tx } from '../../platform/db/database.js';
+import type { Schema } from '../../platform/db/schema.js';
 import type { TimeEntryRow } from '../../platform/db/schema.js';
 import { isStorableText } from '../../shared/stored-text.js';
 import type { Principal } from '../auth/service.js';
@@ -109,32 +111,33 @@ async function readRows(
   employeeIds: string[],
   { from, to }: { from: string; to: string },
 ): Promise<void> {
-  const entries = await tx
-    .selectFrom('time_entries')
-    .selectAll()
-    .where('employee_id', 'in', employeeIds)
-    .where((eb) =>
-      eb.or([eb('status', '=', OPEN), eb.and([eb('start_at', '>', from), eb('start_at', '<=', to)])]),
-    )
-    .execute();
+  // The entries' predicate, once for the entries and once for their breaks: no entry id is bound, so
+  // a batch reaching back 30 days binds as few parameters as one of today (review of s32, F5).
+  const read = (eb: ExpressionBuilder<Schema, 'time_entries'>) =>
+    eb.and([
+      eb('time_entries.employee_id', 'in', employeeIds),
+      eb.or([
+        eb('time_entries.status', '=', OPEN),
+        eb.and([eb('time_entries.start_at', '>', from), eb('time_entries.start_at', '<=', to)]),
+      ]),
+    ]);
+  const entries = await tx.selectFrom('time_entries').selectAll().where(read).execute();
   for (const entry of entries) loaded.rows.get(entry.employee_id)!.entries.set(entry.id, entry);
   for (const entry of entries) loaded.breaks.set(entry.id, []);
-  const entryIds = entries.map((e) => e.id);
-  if (entryIds.length > 0) {
-    // Breaks of the entries read, and of the days around the punches (a duplicate's, see duplicates.ts).
+  if (entries.length > 0) {
+    // The breaks of exactly the entries read (review of s32, F1): a duplicate break's entry started
+    // less than two days before the punch, so it is one of them (duplicates.ts, clock-event.ts).
     const breaks = await tx
       .selectFrom('time_entry_breaks')
-      .selectAll()
-      .where('employee_id', 'in', employeeIds)
-      .where((eb) => eb.or([eb('time_entry_id', 'in', entryIds), eb('start_at', '>', from)]))
-      .orderBy('start_at')
-      .orderBy('id')
+      .innerJoin('time_entries', 'time_entries.id', 'time_entry_breaks.time_entry_id')
+      .selectAll('time_entry_breaks')
+      .where(read)
+      .orderBy('time_entry_breaks.start_at')
+      .orderBy('time_entry_breaks.id')
       .execute();
-    for (const b of breaks) {
-      const list = loaded.breaks.get(b.time_entry_id);
-      if (!list) throw new Error('a break of an entry the batch did not read');
-      list.push(b);
-    }
+    // Read in the same transaction as its entries, under the employees' locks; skipped, not thrown
+    // on, should a break ever come without its entry: no lookup reaches a break whose entry is not read.
+    for (const b of breaks) loaded.breaks.get(b.time_entry_id)?.push(b);
   }
   loaded.openDates = entries.filter((e) => e.status === 'open').map((e) => e.work_date);
 }

@@ -1,7 +1,7 @@
 import { type FieldError, validationError } from '../../domain/errors.js';
 import { localizeInstant, type LocalizedInstant, type ParsedInstant } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
-import { insertRows, updateById } from '../../platform/db/update-rows.js';
+import { columnsOf, insertRows, updateById } from '../../platform/db/update-rows.js';
 import { type BatchContext, type EmployeeRows, loadBatchContext } from './batch-context.js';
 import type { TimeEntryRow } from '../../platform/db/schema.js';
 import { recordAudits, type AuditEntry } from '../audit/queries.js';
@@ -363,8 +363,7 @@ class PunchSet implements PunchSetBatch {
       [...this.changedBreaks].map((id) => breaks.get(id)!),
     );
     const newBreaks = [...this.newBreaks].map((id) => breaks.get(id)!);
-    if (newBreaks.length > 0)
-      await insertRows(tx, 'time_entry_breaks', Object.keys(newBreaks[0]!), newBreaks);
+    if (newBreaks.length > 0) await insertRows(tx, 'time_entry_breaks', columnsOf(newBreaks), newBreaks);
     const revisions: NewRevision[] = [];
     const audits: AuditEntry[] = [];
     const events: { event: NewEvent; at: string }[] = [];
@@ -385,7 +384,7 @@ class PunchSet implements PunchSetBatch {
 const ENTRY_INSERT_COLUMNS = [...ENTRY_COLUMNS, 'version'] as const;
 
 /** What a punch changes of an existing entry (completeSession, updateOpenSession); integers cast. */
-const ENTRY_UPDATE_COLUMNS: [string, boolean][] = [
+const ENTRY_UPDATE_COLUMNS: (readonly [keyof TimeEntryRow & string, boolean])[] = [
   ['break_minutes', true],
   ['end_at', false],
   ['end_time', false],
@@ -400,7 +399,7 @@ const ENTRY_UPDATE_COLUMNS: [string, boolean][] = [
   ['version', true],
 ];
 
-const BREAK_UPDATE_COLUMNS: [string, boolean][] = [
+const BREAK_UPDATE_COLUMNS: (readonly [keyof BreakRow & string, boolean])[] = [
   ['end_at', false],
   ['end_time', false],
   ['end_event', false],

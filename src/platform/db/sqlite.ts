@@ -11,6 +11,7 @@ import {
   SqliteDialect,
   SqliteDriver,
 } from 'kysely';
+import { MULTI_ROW_MARK } from './multi-row.js';
 import type { Schema } from './schema.js';
 import { startBackgroundCheckpoints } from './sqlite-checkpoints.js';
 
@@ -78,6 +79,7 @@ class ImmediateTransactionDialect extends SqliteDialect {
 }
 
 const STATEMENT_CACHE_SIZE = 500;
+const MULTI_ROW_CACHE_SIZE = 100;
 
 /*
  * Speed trick, kept (measured, see docs/performance.md "Kept speed tricks"): Kysely's SQLite driver
@@ -87,10 +89,15 @@ const STATEMENT_CACHE_SIZE = 500;
  * A statement still busy (an unfinished `iterate`) is never handed out twice.
  */
 function withStatementCache(database: SqliteDatabase.Database) {
-  const cache = new Map<string, SqliteDatabase.Statement>();
+  // Multi-row statements (update-rows.ts) are another text for each row count: kept apart, in a
+  // cache of their own, they cannot evict the single statements (review of s32, F4).
+  const caches = { single: new Map<string, SqliteDatabase.Statement>(), multi: new Map() };
   return {
     close: () => database.close(),
     prepare(text: string) {
+      const multi = text.startsWith(MULTI_ROW_MARK);
+      const cache: Map<string, SqliteDatabase.Statement> = multi ? caches.multi : caches.single;
+      const limit = multi ? MULTI_ROW_CACHE_SIZE : STATEMENT_CACHE_SIZE;
       const cached = cache.get(text);
       if (cached !== undefined && !cached.busy) {
         cache.delete(text);
@@ -99,7 +106,7 @@ function withStatementCache(database: SqliteDatabase.Database) {
       }
       const statement = database.prepare(text);
       if (cached === undefined) {
-        if (cache.size >= STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+        if (cache.size >= limit) cache.delete(cache.keys().next().value!);
         cache.set(text, statement);
       }
       return statement;

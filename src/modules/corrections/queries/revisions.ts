@@ -1,6 +1,6 @@
 import { type Executor, type Tx } from '../../../platform/db/database.js';
 import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
-import { insertRows } from '../../../platform/db/update-rows.js';
+import { columnsOf, insertRows } from '../../../platform/db/update-rows.js';
 
 /*
  * Rows of revisions (issue 30): the recording of an entry and every change after it, the entry's
@@ -40,7 +40,7 @@ export async function insertRevision(tx: Tx, row: RevisionRow): Promise<void> {
 
 /** Several revisions, in multi-row statements of at most ROWS_PER_INSERT rows. */
 export async function insertRevisions(tx: Tx, rows: RevisionRow[]): Promise<void> {
-  if (rows.length > 0) await insertRows(tx, 'time_entry_revisions', Object.keys(rows[0]!), rows);
+  if (rows.length > 0) await insertRows(tx, 'time_entry_revisions', columnsOf(rows), rows);
 }
 
 /** An entry's revisions, oldest first, with the acting key's name or person's email. */

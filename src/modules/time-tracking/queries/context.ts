@@ -93,19 +93,26 @@ function closedPeriodHolding(
   from: string | RawDay,
   to: string | RawDay,
 ) {
-  return db
-    .selectFrom('locked_periods as lp')
-    .select(
-      sql<string>`lp.from_date || ' to ' || lp.to_date || ' is closed (locked period ' || lp.id || ')'`.as(
-        'closed',
-      ),
-    )
-    .where('lp.company_id', '=', scope.companyId)
-    .where('lp.reopened_at', 'is', null)
-    .where('lp.to_date', '>=', from)
-    .where('lp.from_date', '<=', to)
-    .where((eb) => eb.or([eb('lp.workplace_id', 'is', null), eb('lp.workplace_id', '=', scope.workplaceId)]))
-    .limit(ONE_ROW);
+  return (
+    db
+      .selectFrom('locked_periods as lp')
+      .select(
+        sql<string>`lp.from_date || ' to ' || lp.to_date || ' is closed (locked period ' || lp.id || ')'`.as(
+          'closed',
+        ),
+      )
+      .where('lp.company_id', '=', scope.companyId)
+      .where('lp.reopened_at', 'is', null)
+      .where('lp.to_date', '>=', from)
+      .where('lp.from_date', '<=', to)
+      .where((eb) =>
+        eb.or([eb('lp.workplace_id', 'is', null), eb('lp.workplace_id', '=', scope.workplaceId)]),
+      )
+      // Of overlapping periods, the one ending first (then by id), as the batch's set form names it (batch-set.ts).
+      .orderBy('lp.to_date')
+      .orderBy('lp.id')
+      .limit(ONE_ROW)
+  );
 }
 
 /** The open session's work date, as a closed period's bound. */
