@@ -9,8 +9,9 @@
 // (10%) or its CSV (2%), /me (8%); beside it, a consumer follows the change feed (one page every
 // 200 ms, resuming with resumeCursor) and two receivers take the webhooks.
 //
-// node bench/soak.mjs [--db=sqlite|postgres] [--minutes=30] [--mark-minutes=5] [--rate=N] [--employees=14000]
-// (--rate: requests/s instead of half the measured capacity). Writes bench/results/<time>-soak.json.
+// node bench/soak.mjs [--db=sqlite|postgres] [--minutes=30] [--mark-minutes=5] [--rate=N] [--employees=14000] [--history-days=31]
+// (--rate: requests/s instead of half the measured capacity; --pg-postmaster-pid: a local cluster of the
+// bench's own, whose CPU time per request is then reported beside the server's). Writes bench/results/<time>-soak.json.
 // Run after `npm run build`; not part of npm test or npm run bench.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -22,8 +23,8 @@ import pg from 'pg';
 import { Client } from 'undici';
 import { commandLine } from './lib/cli.mjs';
 import { summary } from './lib/paced.mjs';
-import { memoryOf, startProcess } from './lib/processes.mjs';
-import { bulkEmployees, createTenant, openStore } from './lib/provision.mjs';
+import { cpuTimeOf, memoryOf, startProcess, treeCpuTimeOf } from './lib/processes.mjs';
+import { analyze, bulkEmployees, bulkHistory, createTenant, historyDays, openStore } from './lib/provision.mjs';
 import { fetchToken } from './lib/token.mjs';
 
 const { option } = commandLine();
@@ -31,6 +32,9 @@ const db = String(option('db', 'sqlite'));
 const minutes = Number(option('minutes', 30));
 const markMinutes = Number(option('mark-minutes', 5));
 const fixedRate = option('rate', null);
+// The PostgreSQL cluster's postmaster pid (a cluster of the bench's own, on this machine): its CPU time
+// per request at every mark, beside the server's, tells work that grows from waiting that grows.
+const pgPostmasterPid = option('pg-postmaster-pid', null);
 const CLI = 'dist/cli/main.js';
 const API = '/api/public/v1';
 const PG_ADMIN_URL = process.env.BENCH_PG_ADMIN_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -40,6 +44,10 @@ const EMPLOYEES = Number(option('employees', 14_000));
 // Two in seven punch only in batches (groups of 10), the others one by one.
 const BATCH_EMPLOYEES = Math.round((EMPLOYEES * 2) / 7 / 10) * 10;
 const MINUTE = 60_000;
+// The run punches shifts from PUNCH_FROM_DAYS days ago on (one a day per employee, a few days over the
+// run); the history before it goes back to HISTORY_FROM_DAYS (--history-days, 0: none).
+const PUNCH_FROM_DAYS = 9;
+const HISTORY_FROM_DAYS = PUNCH_FROM_DAYS + Number(option('history-days', 31));
 
 async function freshDatabase() {
   if (db === 'sqlite') {
@@ -91,9 +99,10 @@ async function receiver() {
 
 /**
  * Punch state per employee: one shift a day, as people work: in at 08:00 UTC (plus up to an hour, by
- * employee) of a day from 28 days ago, out 8 hours later, in again the next day. With 14,000 employees,
- * 30 minutes of punches at this machine's half capacity reach a few weeks of days per employee, so
- * every read (a month's timesheet of 20 people, an employee's last 50 entries) keeps the size it has in
+ * employee) of a day from PUNCH_FROM_DAYS ago (after the history), out 8 hours later, in again the
+ * next day. With 14,000 employees, 30 minutes at this machine's half capacity add a few days per
+ * employee, so every read (a month's timesheet of 20 people, an employee's last 50 entries) keeps the
+ * size it has in
  * a company in service. (A first version punched every 16 minutes of a virtual clock for 600 people:
  * the first timesheet page then held thousands of entries a month, its cost grew all through the run,
  * and half of the capacity measured at the start was soon more than the whole.) A punch not done
@@ -101,7 +110,7 @@ async function receiver() {
  */
 function punches() {
   const state = new Map();
-  const firstDay = Math.floor((Date.now() - 28 * 86_400_000) / 86_400_000) * 86_400_000;
+  const firstDay = Math.floor((Date.now() - PUNCH_FROM_DAYS * 86_400_000) / 86_400_000) * 86_400_000;
   const next = (employeeId) => {
     let s = state.get(employeeId);
     if (!s) state.set(employeeId, (s = { open: false, day: 0, offset: state.size % 60 }));
@@ -301,6 +310,18 @@ const database = await freshDatabase();
 const { store, ctx, close } = await openStore(database.url);
 const tenant = await createTenant(ctx, 'Soak', { scopes: SCOPES });
 const employees = (await bulkEmployees(store, tenant, EMPLOYEES, { prefix: 'SK' })).map((e) => e.id);
+// The history a company in service has: a shift every weekday from HISTORY_FROM_DAYS ago up to the
+// first day the run punches (PUNCH_FROM_DAYS ago), so a month's timesheet and an employee's last 50
+// entries are as large at the first mark as at the last (without it they grew from empty all through
+// the run, and with them the reads' cost).
+const historyRows = await bulkHistory(
+  store,
+  tenant,
+  employees.map((id) => ({ id })),
+  historyDays().filter((d) => d.ageDays > PUNCH_FROM_DAYS && d.ageDays <= HISTORY_FROM_DAYS),
+);
+await analyze(store);
+console.log(`history: ${historyRows} entries for ${EMPLOYEES} employees`);
 await close();
 const hooks = [await receiver(), await receiver()];
 const server = await startProcess('api', [CLI, 'serve'], {
@@ -394,9 +415,22 @@ console.log(
 
 const feed = feedConsumer(server.url, () => token);
 const started = Date.now();
+const cpuNow = () => ({
+  server: cpuTimeOf(server.pid),
+  database: pgPostmasterPid ? treeCpuTimeOf(Number(pgPostmasterPid)) : null,
+});
+let cpuBefore = cpuNow();
 for (let mark = 1; mark * markMinutes <= minutes; mark++) {
   await openLoop(server.url, next, rate, markMinutes * MINUTE, onAnswer);
   const rssMb = Math.round((memoryOf(server.pid)?.rssKb ?? 0) / 1024);
+  const cpuAfter = cpuNow();
+  const answered = window.length;
+  // CPU ms per answered request in this stretch (the server's background work included).
+  const cpuPerRequest = {
+    server: cpuAfter.server != null ? (cpuAfter.server - cpuBefore.server) / answered : null,
+    database: cpuAfter.database != null ? (cpuAfter.database - cpuBefore.database) / answered : null,
+  };
+  cpuBefore = cpuAfter;
   const latency = summary(window);
   const byKindLatency = Object.fromEntries(
     Object.entries(windowByKind).map(([kind, values]) => {
@@ -412,9 +446,11 @@ for (let mark = 1; mark * markMinutes <= minutes; mark++) {
     p50: latency.p50,
     p99: latency.p99,
     byKind: byKindLatency,
+    cpuMsPerRequest: cpuPerRequest,
+    loadAverage: loadavg()[0],
   });
   console.log(
-    `${mark * markMinutes} min: RSS ${rssMb} MB, p50 ${latency.p50?.toFixed(1)} ms, p99 ${latency.p99?.toFixed(1)} ms, statuses so far ${JSON.stringify(statuses)}, load ${loadavg()[0].toFixed(2)}`,
+    `${mark * markMinutes} min: RSS ${rssMb} MB, p50 ${latency.p50?.toFixed(1)} ms, p99 ${latency.p99?.toFixed(1)} ms, CPU ms/request server ${cpuPerRequest.server?.toFixed(2)} database ${cpuPerRequest.database?.toFixed(2) ?? '-'}, statuses so far ${JSON.stringify(statuses)}, load ${loadavg()[0].toFixed(2)}`,
   );
 }
 clearInterval(refresh);

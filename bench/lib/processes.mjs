@@ -1,6 +1,6 @@
 // Starting, watching and stopping the server processes under test.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 
 const READY = /listening on (http:\/\/\S+)/;
 
@@ -77,6 +77,35 @@ export function cpuTimeOf(pid) {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100 per second on Linux).
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU time (ms) of a process tree that reaps its children, such as a PostgreSQL postmaster and its
+ * backends: the process's own time, the time of the children it has waited for (cutime, cstime) and
+ * the time of the children still running. Null when the process is gone.
+ */
+export function treeCpuTimeOf(pid) {
+  const fieldsOf = (p) => {
+    const stat = readFileSync(`/proc/${p}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  };
+  try {
+    const own = fieldsOf(pid);
+    // Fields 14-17 of /proc/<pid>/stat: utime, stime, cutime, cstime (clock ticks, 100 per second).
+    let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry) || entry === String(pid)) continue;
+      try {
+        const fields = fieldsOf(entry);
+        if (Number(fields[1]) === pid) ticks += Number(fields[11]) + Number(fields[12]);
+      } catch {
+        // gone meanwhile: its time is in the parent's cutime/cstime once reaped
+      }
+    }
+    return (ticks * 1000) / 100;
   } catch {
     return null;
   }

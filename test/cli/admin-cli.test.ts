@@ -314,6 +314,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           '0012-kiosk',
           '0013-production',
           '0014-self-service',
+          '0016-open-sessions',
         ],
       });
       expect(await jsonOn(url, 'migrate')).toEqual({ applied: [] });

@@ -109,6 +109,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
   const api = (token: string, path: string, method = 'GET', json?: unknown) =>
     server.request(`${WEBHOOKS}${path}`, { method, token, ...(json === undefined ? {} : { json }) });
 
+  /** The endpoint's deliveries once `ready` holds of them (the dispatcher records an outcome after the
+   * receiver has answered, so a test reading right after the receiver saw a request may be early). */
+  async function deliveriesWhen(token: string, endpointId: string, ready: (items: Delivery[]) => boolean) {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const page = (await (await api(token, `/${endpointId}/deliveries`)).json()) as { items: Delivery[] };
+      if (ready(page.items) || Date.now() > deadline) return page;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
   async function register(token: string, r: WebhookReceiver, eventTypes: string[] = [...EVENT_TYPES]) {
     const response = await api(token, '', 'POST', { url: r.url, eventTypes, description: 'test receiver' });
     expect(response.status).toBe(201);
@@ -338,9 +349,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     expect(received.map((d) => d.status)).toEqual([503, 503, 200]);
     expect(new Set(received.map((d) => d.id)).size).toBe(1);
     verifiedAll(received);
-    const deliveries = (await (await api(token, `/${endpoint.id}/deliveries`)).json()) as {
-      items: Delivery[];
-    };
+    // The receiver's 200 arrives before the dispatcher records the outcome: wait for the record.
+    const deliveries = await deliveriesWhen(token, endpoint.id, (items) => items[0]?.status === 'succeeded');
     expect(deliveries.items).toHaveLength(1);
     expect(deliveries.items[0]).toMatchObject({
       eventId: received[0]!.id,
@@ -365,7 +375,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     expect(r.received).toHaveLength(4); // the first attempt and three retries
     expect(target.received).toHaveLength(0);
     const [delivery] = (
-      (await (await api(token, `/${endpoint.id}/deliveries`)).json()) as { items: Delivery[] }
+      await deliveriesWhen(token, endpoint.id, (items) => items[0]?.status === 'failed')
     ).items;
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, statusCode: 302, nextAttemptAt: null });
 

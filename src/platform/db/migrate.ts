@@ -14,6 +14,7 @@ import * as eventNumbering from './migrations/0011-event-numbering.js';
 import * as kiosk from './migrations/0012-kiosk.js';
 import * as production from './migrations/0013-production.js';
 import * as selfService from './migrations/0014-self-service.js';
+import * as openSessions from './migrations/0016-open-sessions.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial': initial,
@@ -30,6 +31,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0012-kiosk': kiosk,
   '0013-production': production,
   '0014-self-service': selfService,
+  '0016-open-sessions': openSessions,
 };
 
 class InCodeMigrationProvider implements MigrationProvider {
