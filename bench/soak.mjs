@@ -24,7 +24,14 @@ import { Client } from 'undici';
 import { commandLine } from './lib/cli.mjs';
 import { summary } from './lib/paced.mjs';
 import { cpuTimeOf, memoryOf, startProcess, treeCpuTimeOf } from './lib/processes.mjs';
-import { analyze, bulkEmployees, bulkHistory, createTenant, historyDays, openStore } from './lib/provision.mjs';
+import {
+  analyze,
+  bulkEmployees,
+  bulkHistory,
+  createTenant,
+  historyDays,
+  openStore,
+} from './lib/provision.mjs';
 import { fetchToken } from './lib/token.mjs';
 
 const { option } = commandLine();

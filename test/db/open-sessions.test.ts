@@ -94,31 +94,35 @@ describe.each(testDialects())('who is clocked in, in a large company ($name)', (
     });
 
   // First: SQLite's statement cache would keep the page's statement from being prepared again.
-  it.runIf(dialect.name === 'sqlite')('walks the open sessions in order, without a sort (SQLite plan)', async () => {
-    const prepared: { connection: Database.Database; source: string }[] = [];
-    const original = Database.prototype.prepare;
-    const spy = vi
-      .spyOn(Database.prototype, 'prepare')
-      .mockImplementation(function (this: Database.Database, source: string) {
+  it.runIf(dialect.name === 'sqlite')(
+    'walks the open sessions in order, without a sort (SQLite plan)',
+    async () => {
+      const prepared: { connection: Database.Database; source: string }[] = [];
+      const original = Database.prototype.prepare;
+      const spy = vi.spyOn(Database.prototype, 'prepare').mockImplementation(function (
+        this: Database.Database,
+        source: string,
+      ) {
         prepared.push({ connection: this, source });
         return original.call(this, source);
       });
-    try {
-      await page();
-    } finally {
-      spy.mockRestore();
-    }
-    const statement = prepared.find((p) => p.source.includes('time_entry_breaks'));
-    expect(statement).toBeDefined();
-    const parameters = statement!.source.split('?').length - 1;
-    const plan = (
-      statement!.connection
-        .prepare(`explain query plan ${statement!.source}`)
-        .all(...Array.from({ length: parameters }, () => null)) as { detail: string }[]
-    ).map((row) => row.detail);
-    expect(plan.join('\n')).toContain('USING INDEX time_entries_company_open_start_idx');
-    expect(plan.join('\n')).not.toContain('TEMP B-TREE');
-  });
+      try {
+        await page();
+      } finally {
+        spy.mockRestore();
+      }
+      const statement = prepared.find((p) => p.source.includes('time_entry_breaks'));
+      expect(statement).toBeDefined();
+      const parameters = statement!.source.split('?').length - 1;
+      const plan = (
+        statement!.connection
+          .prepare(`explain query plan ${statement!.source}`)
+          .all(...Array.from({ length: parameters }, () => null)) as { detail: string }[]
+      ).map((row) => row.detail);
+      expect(plan.join('\n')).toContain('USING INDEX time_entries_company_open_start_idx');
+      expect(plan.join('\n')).not.toContain('TEMP B-TREE');
+    },
+  );
 
   it('answers the oldest open sessions first', async () => {
     const rows = await page();
@@ -127,19 +131,24 @@ describe.each(testDialects())('who is clocked in, in a large company ($name)', (
     expect(rows.map((r) => r.start_at)).toEqual(rows.map((r) => r.start_at).sort());
   });
 
-  it.runIf(dialect.name === 'postgres')('time_entries is analysed after a hundredth of it changed', async () => {
-    const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class
+  it.runIf(dialect.name === 'postgres')(
+    'time_entries is analysed after a hundredth of it changed',
+    async () => {
+      const { rows } = await sql<{ options: string[] }>`select reloptions as options from pg_class
       where relname = 'time_entries'`.execute(database.db);
-    expect(rows[0]!.options).toEqual(
-      expect.arrayContaining(['autovacuum_analyze_scale_factor=0.01', 'autovacuum_analyze_threshold=1000']),
-    );
-  });
+      expect(rows[0]!.options).toEqual(
+        expect.arrayContaining(['autovacuum_analyze_scale_factor=0.01', 'autovacuum_analyze_threshold=1000']),
+      );
+    },
+  );
 
   it.runIf(dialect.name === 'postgres')('reads about a page of rows (PostgreSQL statistics)', async () => {
     const read = async (table: string) => {
       await sql`select pg_stat_force_next_flush()`.execute(database.db);
       await sql`select pg_stat_clear_snapshot()`.execute(database.db);
-      const { rows } = await sql<{ n: string }>`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n
+      const { rows } = await sql<{
+        n: string;
+      }>`select coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) as n
         from pg_stat_user_tables where relname = ${table}`.execute(database.db);
       return Number(rows[0]!.n);
     };

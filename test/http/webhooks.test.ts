@@ -374,9 +374,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('webhooks on %s',
     await new Promise((resolve) => setTimeout(resolve, 600));
     expect(r.received).toHaveLength(4); // the first attempt and three retries
     expect(target.received).toHaveLength(0);
-    const [delivery] = (
-      await deliveriesWhen(token, endpoint.id, (items) => items[0]?.status === 'failed')
-    ).items;
+    const [delivery] = (await deliveriesWhen(token, endpoint.id, (items) => items[0]?.status === 'failed'))
+      .items;
     expect(delivery).toMatchObject({ status: 'failed', attempts: 4, statusCode: 302, nextAttemptAt: null });
 
     r.respond = () => 410;

@@ -52,7 +52,13 @@ export async function recordClockEvent(
   now: number,
   principal: Principal,
   input: ClockEventInput,
-  options: { dryRun: boolean; detectDuplicates: boolean; source?: typeof ENTRY_SOURCES.webClock },
+  options: {
+    dryRun: boolean;
+    detectDuplicates: boolean;
+    source?: typeof ENTRY_SOURCES.webClock;
+    /** Review flags the punch adds to its entry (offline_punch, device_clock_skew): in its events too. */
+    reviewFlags?: string[];
+  },
 ): Promise<WriteOutcome> {
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
@@ -93,6 +99,7 @@ export async function recordClockEvent(
     input,
     dryRun: options.dryRun,
     source: options.source ?? punchSource(principal),
+    reviewFlags: options.reviewFlags ?? [],
   };
   switch (effective) {
     case 'break_start':
@@ -103,6 +110,12 @@ export async function recordClockEvent(
     case 'clock_out':
       return clockOut(tx, write);
   }
+}
+
+/** The flags an entry had (JSON) with `added`, each once, in order. */
+export function mergeFlags(had: string | null | undefined, added: readonly string[]): string[] {
+  const flags = had ? (JSON.parse(had) as string[]) : [];
+  return [...flags, ...added.filter((flag) => !flags.includes(flag))];
 }
 
 /** The punch's instant: an RFC 3339 date-time with offset, at most 5 minutes ahead and 30 days back. */
@@ -189,7 +202,7 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
   assertDaysOpen(context.punchDayLocked, [punch.workDate], context.punchClosedPeriod);
   if (context.coveringId !== null)
     throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
-  const entry = newEntry(principal, employee, at, {
+  const created = newEntry(principal, employee, at, {
     work_date: punch.workDate,
     start_at: punch.utcIso,
     end_at: null,
@@ -206,6 +219,11 @@ async function clockIn(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     clock_in_event: input.type,
     closed_by_id: null,
   });
+  // The punch's review flags are the entry's from the start, so the event says them too.
+  const entry =
+    write.reviewFlags.length > 0
+      ? { ...created, review_flags: JSON.stringify(mergeFlags(null, write.reviewFlags)) }
+      : created;
   if (write.dryRun) return { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) };
   await insertOpenSession(tx, entry);
   await recordedRevision(tx, principal, at, entry.id);
@@ -276,6 +294,11 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     updated_at: at,
     version: open.version + 1,
   };
+  // The entry's flags with the punch's (the event a webhook gets says both).
+  const flagged = {
+    ...completed,
+    review_flags: JSON.stringify(mergeFlags(open.review_flags, write.reviewFlags)),
+  };
   if (write.dryRun)
     return { status: 200, body: entryResult(completed, employee, 'clock_out', punch, true, open.id) };
   const ending = {
@@ -302,7 +325,7 @@ async function clockOut(tx: Tx, write: PunchWrite): Promise<WriteOutcome> {
     action: 'time_entry.clock_out',
     entryId: open.id,
     details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-    event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
+    event: { type: 'time_entry.completed', data: timeEntryListItem(flagged, employee, finalBreaks) },
   });
   return { status: 201, body: entryResult(completed, employee, 'clock_out', punch, false, open.id) };
 }

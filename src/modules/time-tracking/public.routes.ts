@@ -34,7 +34,7 @@ import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
-import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import { flagSkewedPunch, recordDeviceClock, recordRefusedPunch, skewFlags } from '../devices/sync.js';
 import { assertBadgesOpen, recordUnknownBadges } from '../devices/pins.js';
 import { DeviceHeadersSchema } from '../devices/schemas.js';
 import { type TypeBoxApp } from '../../http/route-context.js';
@@ -156,6 +156,7 @@ function recordClockEventRoute(
           const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
             dryRun,
             detectDuplicates,
+            reviewFlags: skewFlags(clockOffset),
           });
           await flagSkewedPunch(tx, clockOffset, outcome);
           return forPrincipal(principal, outcome);
@@ -216,7 +217,11 @@ async function settleBatch(
   const badgeOnly = events.map((event) => byBadgeOnly(principal, event.employee));
   if (badgeOnly.includes(true)) await assertBadgesOpen(ctx, principal.id);
   const writes = batchWrites(events, async (tx, fields, detectDuplicates) => {
-    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
+    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, {
+      dryRun,
+      detectDuplicates,
+      reviewFlags: skewFlags(clockOffset),
+    });
     // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
     await flagSkewedPunch(tx, clockOffset, outcome);
     return forPrincipal(principal, outcome);
