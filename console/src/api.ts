@@ -28,6 +28,8 @@ export interface Person {
   employeeId: string | null;
   csrfToken: string;
   company: Company;
+  /** The session's absolute end: the offline web clock is refused after it. */
+  sessionExpiresAt: string;
 }
 
 export interface FieldProblem {
@@ -65,6 +67,11 @@ export function setCsrfToken(token: string | null): void {
   csrfToken = token;
 }
 
+/** The CSRF token held now (the web clock's sender checks it did not change between punches). */
+export function currentCsrfToken(): string | null {
+  return csrfToken;
+}
+
 /** Whether a session's CSRF token is held: writes may be sent (the web clock's queue waits for it). */
 export function haveCsrfToken(): boolean {
   return csrfToken !== null;
@@ -77,15 +84,36 @@ export function whenSessionEnds(handler: () => void): void {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
 
+export interface ApiOptions {
+  /** Ends the request when aborted (it then fails as "the server could not be reached"). */
+  signal?: AbortSignal;
+  /** Gives up after this long, the same way. */
+  timeoutMs?: number;
+  /** The CSRF token to send instead of the one held now. */
+  csrfToken?: string | null;
+}
+
 export async function api<T>(
   method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
   path: string,
   body?: unknown,
   extraHeaders: Record<string, string> = {},
+  options: ApiOptions = {},
 ): Promise<T> {
   const headers: Record<string, string> = { ...extraHeaders, accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
-  if (!SAFE_METHODS.has(method) && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const token = options.csrfToken === undefined ? csrfToken : options.csrfToken;
+  if (!SAFE_METHODS.has(method) && token) headers['x-csrf-token'] = token;
+  // A timeout and the caller's abort both end the request (as "the server could not be reached").
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  options.signal?.addEventListener('abort', abort);
+  if (options.signal?.aborted) abort();
+  const timer = options.timeoutMs === undefined ? null : setTimeout(abort, options.timeoutMs);
+  const finish = () => {
+    if (timer !== null) clearTimeout(timer);
+    options.signal?.removeEventListener('abort', abort);
+  };
   let response: Response;
   try {
     response = await fetch(`${ADMIN_API}${path}`, {
@@ -93,9 +121,11 @@ export async function api<T>(
       headers,
       credentials: 'same-origin',
       cache: 'no-store',
+      signal: controller.signal,
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
   } catch {
+    finish();
     throw new ApiProblem(
       0,
       'network',
@@ -103,8 +133,18 @@ export async function api<T>(
       'Check your connection and try again.',
     );
   }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
+  if (response.status === 204) {
+    finish();
+    return undefined as T;
+  }
+  let text: string;
+  try {
+    text = await response.text();
+  } catch {
+    throw new ApiProblem(0, 'network', 'The server could not be reached', 'The answer was cut off.');
+  } finally {
+    finish();
+  }
   let parsed: unknown = null;
   try {
     parsed = text === '' ? null : JSON.parse(text);

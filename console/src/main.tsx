@@ -7,6 +7,7 @@ import { SignInPage } from './features/people/sign-in.js';
 import { OfflineDay } from './features/self-service/offline-day.js';
 import {
   forgetSnapshot,
+  keepSnapshotOnlyFor,
   loadSnapshot,
   type Snapshot,
   setOutboxOwner,
@@ -29,16 +30,30 @@ function offlineSession(error: unknown): SessionState | null {
     : null;
 }
 
+/** Signs out on the server; what My day kept goes first, so that it goes even offline. */
+async function endSession(): Promise<void> {
+  forgetSnapshot();
+  try {
+    await api('DELETE', '/session');
+  } catch (error) {
+    // Already gone on the server: the person is signed out either way.
+    if (!(error instanceof ApiProblem && error.status === 401)) throw error;
+  }
+}
+
 function App() {
   const route = useRoute();
   const [session, setSession] = useState<SessionState>({ state: 'loading' });
 
   const signedIn = useCallback((person: Person) => {
+    keepSnapshotOnlyFor(person.id);
     setCsrfToken(person.csrfToken);
     setSession({ state: 'signed-in', person });
     setOutboxOwner(person.id);
   }, []);
   const signedOut = useCallback((notice: string | null) => {
+    // Every signed-out path (sign-out, session ended, 401 at start): no offline day of anyone.
+    forgetSnapshot();
     setCsrfToken(null);
     setOutboxOwner(null);
     setSession({ state: 'signed-out', notice });
@@ -101,13 +116,7 @@ function App() {
       route={route}
       refreshSession={async () => signedIn(await api<Person>('GET', '/session'))}
       onSignOut={async () => {
-        try {
-          await api('DELETE', '/session');
-        } catch (error) {
-          // Already gone on the server: the person is signed out either way.
-          if (!(error instanceof ApiProblem && error.status === 401)) throw error;
-        }
-        forgetSnapshot();
+        await endSession();
         signedOut('You have signed out.');
         navigate('#/sign-in', { replace: true });
       }}

@@ -82,6 +82,8 @@ async function createServices(deps: AppDependencies) {
     ssoStartLimiter: limiters.ssoStartLimiter,
     kioskEnrolLimiter: limiters.kioskEnrolLimiter,
     kioskPinLimiter: limiters.kioskPinLimiter,
+    selfPinPersonLimiter: limiters.selfPinPersonLimiter,
+    selfPinAddressLimiter: limiters.selfPinAddressLimiter,
     cursors: createCursorCodec(await loadAppSecret(database.db, 'cursor_hmac_key', now())),
     webhookKey:
       config.webhooks.encryptionKey ?? (await loadAppSecret(database.db, 'webhook_encryption_key', now())),

@@ -25,6 +25,9 @@ export interface Services {
   /** Kiosk enrolment codes and PINs tried, per client address (issue 35). */
   kioskEnrolLimiter: RateLimiter;
   kioskPinLimiter: RateLimiter;
+  /** A person's own kiosk PIN changes (PUT /self/pin), per person and per client address. */
+  selfPinPersonLimiter: RateLimiter;
+  selfPinAddressLimiter: RateLimiter;
   cursors: CursorCodec;
   /** The key that encrypts webhook secrets at rest (WEBHOOK_ENCRYPTION_KEY or the database's). */
   webhookKey: Buffer;

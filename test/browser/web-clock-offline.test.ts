@@ -212,7 +212,7 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await page.getByRole('button', { name: 'Start a break' }).waitFor();
         await shots('offline-reloaded');
 
-        // The punches reach the server 5 minutes after they were taken: offline punches.
+        // The server's clock runs 5 minutes ahead of the browser's when the punches reach it.
         serverAhead = 5 * 60_000;
         await context.unroute('**/*');
         await context.setOffline(false);
@@ -227,7 +227,9 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         const stored = await entries();
         expect(stored).toHaveLength(1);
         expect(stored[0]).toMatchObject({ source: 'web_clock', endTime: null });
-        expect(stored[0]!.reviewFlags).toContain('offline_punch');
+        // The server's clock 5 minutes ahead of the browser's: X-Device-Clock measures it, so the
+        // punches are judged as taken when the browser says (not offline), and the skew is flagged.
+        expect(stored[0]!.reviewFlags).toEqual(['device_clock_skew']);
         const refusedText = await page.locator('.refused-punches').allTextContents();
         expect(
           stored[0]!.breaks,
@@ -281,6 +283,79 @@ suite.each(testDialects().map((d) => [d.name, d] as const))(
         await shots('refused');
         await keyboardActivate(page, refused.getByRole('button', { name: 'Seen' }));
         await refused.waitFor({ state: 'detached' });
+      },
+      FLOW_TIMEOUT,
+    );
+
+    /** The offline snapshot of My day, as the page keeps it in localStorage. */
+    const snapshotOf = () =>
+      page.evaluate(() =>
+        (
+          globalThis as unknown as { localStorage: { getItem(k: string): string | null } }
+        ).localStorage.getItem('punchclock-web-clock'),
+      );
+
+    async function reloadOffline() {
+      await context.setOffline(true);
+      await context.route('**/*', (route) => route.abort('internetdisconnected'));
+      await page.reload();
+      await page.getByLabel('Email address').waitFor();
+      expect(await page.getByRole('heading', { level: 1, name: 'My day' }).count()).toBe(0);
+      expect(await snapshotOf()).toBeNull();
+      await context.unroute('**/*');
+      await context.setOffline(false);
+    }
+
+    it(
+      "keeps no offline day once the session has ended: the session's end is stored, and the snapshot cleared",
+      async () => {
+        await keyboardActivate(page, page.getByRole('link', { name: 'My day' }));
+        await page.getByRole('heading', { level: 1, name: 'My day' }).waitFor();
+        await expect.poll(snapshotOf).not.toBeNull();
+        const session = await server.database.db
+          .selectFrom('console_sessions')
+          .select('expires_at')
+          .executeTakeFirstOrThrow();
+        const stored = JSON.parse((await snapshotOf())!) as { expiresAt: string; personId: string };
+        expect(new Date(stored.expiresAt).toISOString()).toBe(new Date(session.expires_at).toISOString());
+
+        // Ended on the server (expired, deactivated, signed out elsewhere): the next request learns it.
+        await server.database.db.deleteFrom('console_sessions').execute();
+        await keyboardActivate(page, page.getByRole('link', { name: 'My time' }));
+        await page.getByLabel('Email address').waitFor();
+        expect(await snapshotOf()).toBeNull();
+        // Without network, a reload opens the sign-in screen, not Ada's day.
+        await reloadOffline();
+
+        // A snapshot past its session's end is not opened either.
+        await signIn(page, server.listenUrl, { email: 'ada@acme.example', password: PASSWORD }, 'My day');
+        await expect.poll(snapshotOf).not.toBeNull();
+        await page.evaluate(() => {
+          const storage = (
+            globalThis as unknown as {
+              localStorage: { getItem(k: string): string | null; setItem(k: string, v: string): void };
+            }
+          ).localStorage;
+          const kept = JSON.parse(storage.getItem('punchclock-web-clock')!) as { expiresAt: string };
+          kept.expiresAt = new Date(Date.now() - 1000).toISOString();
+          storage.setItem('punchclock-web-clock', JSON.stringify(kept));
+        });
+        await reloadOffline();
+
+        // Signing out offline clears it first, although DELETE /session cannot reach the server.
+        // (Online again, the session, still live on the server, opens My day again.)
+        await page.reload();
+        await page.getByRole('heading', { level: 1, name: 'My day' }).waitFor();
+        await expect.poll(snapshotOf).not.toBeNull();
+        await context.setOffline(true);
+        await context.route('**/*', (route) => route.abort('internetdisconnected'));
+        await keyboardActivate(page, page.getByRole('button', { name: 'Sign out' }));
+        await expect.poll(snapshotOf).toBeNull();
+        await context.unroute('**/*');
+        await context.setOffline(false);
+        // DELETE /session never reached the server: online again, the session is still Ada's.
+        await page.reload();
+        await page.getByRole('heading', { level: 1, name: 'My day' }).waitFor();
       },
       FLOW_TIMEOUT,
     );

@@ -187,6 +187,12 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('admin API on %s'
         { consoleSession: [], csrfToken: [] },
       ]);
       expect(document.paths['/api/admin/v1/session']!.post!.security).toEqual([]);
+      // Request headers a route declares are header parameters (the web clock's key and device clock).
+      const clockParameters = (document.paths['/api/admin/v1/self/clock']!.post!.parameters ?? []) as Json[];
+      expect(clockParameters.map((p) => [p.name, p.in]).sort()).toEqual([
+        ['idempotency-key', 'header'],
+        ['x-device-clock', 'header'],
+      ]);
       const publicDocument = (await (
         await fetch(`${server.listenUrl}/api/public/v1/openapi.json`)
       ).json()) as Json;

@@ -102,7 +102,11 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
   }
 
   beforeAll(async () => {
-    server = await startTestServer(dialect, { now: () => clock });
+    server = await startTestServer(dialect, {
+      now: () => clock,
+      // Many people sign in from one address here, and the clock stands still.
+      env: { CONSOLE_SIGN_IN_LIMIT_PER_ADDRESS: '1000' },
+    });
     a = await createCompanyFixture(server.ctx, { name: 'Acme', timeZone: 'Europe/Berlin', employeeCount: 3 });
     b = await createCompanyFixture(server.ctx, { name: 'Beta', timeZone: 'Europe/Berlin' });
     await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, a.companyId, { webClock: 'on' }));
@@ -278,9 +282,10 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       .where('id', '=', clockIn.timeEntryId)
       .executeTakeFirstOrThrow();
     expect(new Date(stored.start_at).toISOString()).toBe(new Date(inAt).toISOString());
-    // A live clock-out from a browser whose clock is 5 minutes behind: device_clock_skew added, offline kept.
+    // A live clock-out from a browser whose clock is 5 minutes behind (its occurredAt too, judged by the
+    // offset as live): device_clock_skew added, offline kept.
     await json(
-      send('clock_out', '2026-06-09T10:01:00Z', '2026-06-09T10:01:00Z', {
+      send('clock_out', '2026-06-09T09:56:00Z', '2026-06-09T10:01:00Z', {
         'x-device-clock': '2026-06-09T09:56:00Z',
       }),
       201,
@@ -1530,5 +1535,159 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('self-service on 
       403,
       'not_an_employee',
     );
+  });
+
+  /** A company of its own with the web clock on, and its self-service person. */
+  async function clockCompany(name: string) {
+    const c = await createCompanyFixture(server.ctx, { name, timeZone: 'Europe/Berlin' });
+    await inTransaction(server.ctx, (tx, now) => updateCompany(tx, now, c.companyId, { webClock: 'on' }));
+    return { c, person: await linked(c.companyId, c.employees[0]!.id) };
+  }
+
+  /** A web-clock punch sent when the server's clock says `serverAt`. */
+  async function sendAt(
+    c: AdminClient,
+    body: Json,
+    serverAt: string,
+    headers: Record<string, string> = {},
+    key = crypto.randomUUID(),
+  ) {
+    clock = Date.parse(serverAt);
+    try {
+      return await post(c, '/self/clock', body, { 'idempotency-key': key, ...headers });
+    } finally {
+      clock = NOW;
+    }
+  }
+
+  it('puts the review flags into the events: offline_punch on time_entry.opened and time_entry.completed (change feed)', async () => {
+    const { c, person } = await clockCompany('Delta');
+    const opened = await json(
+      sendAt(person, { type: 'clock_in', occurredAt: '2026-06-09T07:00:00Z' }, '2026-06-09T10:00:00Z'),
+      201,
+    );
+    await json(sendAt(person, { type: 'clock_out' }, '2026-06-09T10:00:00Z'), 201);
+    const t = await fetchToken(server, c.key.clientId, c.key.secret);
+    const feed = await json(
+      server.request(`${PUBLIC}/changes?limit=100`, { headers: { authorization: `Bearer ${t}` } }),
+      200,
+    );
+    const event = (type: string) =>
+      (feed.items as Json[]).find((e) => e.type === type && (e.data as Json).id === opened.timeEntryId);
+    expect((event('time_entry.opened')!.data as Json).reviewFlags).toEqual(['offline_punch']);
+    expect((event('time_entry.completed')!.data as Json).reviewFlags).toEqual(['offline_punch']);
+  });
+
+  it("judges occurredAt by the browser's measured clock offset (X-Device-Clock), and takes only live punches at a workplace with address ranges", async () => {
+    const { c, person } = await clockCompany('Epsilon');
+    // A phone 10 minutes behind sends a live punch with its own time: not offline, but device_clock_skew.
+    const live = await json(
+      sendAt(person, { type: 'clock_in', occurredAt: '2026-06-09T09:50:00Z' }, '2026-06-09T10:00:00Z', {
+        'x-device-clock': '2026-06-09T09:50:00Z',
+      }),
+      201,
+    );
+    const items = async () =>
+      (await json(person.request('/self/time-entries?from=2026-06-08&to=2026-06-09'), 200)).items as Json[];
+    expect((await items()).find((e) => e.id === live.timeEntryId)!.reviewFlags).toEqual([
+      'device_clock_skew',
+    ]);
+    // A phone 4 minutes ahead: a live punch with its time is not "ahead of the server".
+    await json(
+      sendAt(person, { type: 'clock_out', occurredAt: '2026-06-09T10:14:00Z' }, '2026-06-09T10:10:00Z', {
+        'x-device-clock': '2026-06-09T10:14:00Z',
+      }),
+      201,
+    );
+    // 11 h 55 min old by the phone's clock, which is 10 minutes ahead: 12 h 5 min old, not_live.
+    const old = await expectProblem(
+      await sendAt(person, { type: 'clock_in', occurredAt: '2026-06-08T22:05:00Z' }, '2026-06-09T10:00:00Z', {
+        'x-device-clock': '2026-06-09T10:10:00Z',
+      }),
+      422,
+      'validation_failed',
+    );
+    expect(old.errors![0]).toMatchObject({ field: 'occurredAt', code: 'not_live' });
+
+    // A workplace with address ranges: only live punches (the range holds at the moment of the punch).
+    await inTransaction(server.ctx, (tx, now) =>
+      setWebClockAllowedIps(tx, now, c.workplaceId, '127.0.0.0/8,::1/128', CLI),
+    );
+    const queued = await expectProblem(
+      await sendAt(person, { type: 'clock_in', occurredAt: '2026-06-09T07:20:00Z' }, '2026-06-09T10:20:00Z'),
+      422,
+      'validation_failed',
+    );
+    expect(queued.errors![0]).toMatchObject({ field: 'occurredAt', code: 'not_live' });
+    expect(queued.errors![0]!.message).toMatch(/accepts only live punches/);
+    await json(
+      sendAt(person, { type: 'clock_in', occurredAt: '2026-06-09T10:19:00Z' }, '2026-06-09T10:20:00Z'),
+      201,
+    );
+    await json(sendAt(person, { type: 'clock_out' }, '2026-06-09T10:25:00Z'), 201);
+    // From an address outside the ranges: 403 whatever occurredAt says.
+    await inTransaction(server.ctx, (tx, now) =>
+      setWebClockAllowedIps(tx, now, c.workplaceId, '203.0.113.0/24', CLI),
+    );
+    await expectProblem(
+      await sendAt(person, { type: 'clock_in', occurredAt: '2026-06-09T10:00:00Z' }, '2026-06-09T10:28:00Z'),
+      403,
+      'address_not_allowed',
+    );
+  });
+
+  it('keeps a refused offline punch for the administrator: one audit row time_entry.punch_refused per key', async () => {
+    const { c, person } = await clockCompany('Zeta');
+    const key = crypto.randomUUID();
+    const body = { type: 'clock_out', occurredAt: '2026-06-09T07:00:00Z' };
+    await expectProblem(await sendAt(person, body, '2026-06-09T10:00:00Z', {}, key), 409, 'no_open_session');
+    await expectProblem(await sendAt(person, body, '2026-06-09T10:00:00Z', {}, key), 409, 'no_open_session');
+    // A live punch refused is the person's to see at once: no row.
+    await expectProblem(
+      await sendAt(person, { type: 'clock_out' }, '2026-06-09T10:00:00Z'),
+      409,
+      'no_open_session',
+    );
+    const rows = await server.database.db
+      .selectFrom('audit_log')
+      .select(['actor_type', 'actor_id', 'target_id', 'details'])
+      .where('action', '=', 'time_entry.punch_refused')
+      .where('company_id', '=', c.companyId)
+      .execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      actor_type: 'user',
+      actor_id: person.userId,
+      target_id: c.employees[0]!.id,
+    });
+    expect(JSON.parse(rows[0]!.details!)).toMatchObject({
+      personId: person.userId,
+      employeeId: c.employees[0]!.id,
+      type: 'clock_out',
+      occurredAt: '2026-06-09T07:00:00Z',
+      error: 'no_open_session',
+    });
+  });
+
+  it('limits PUT /self/pin to 5 changes per person in 15 minutes (429 rate_limited, Retry-After), before hashing', async () => {
+    const { c, person } = await clockCompany('Eta');
+    for (let i = 0; i < 5; i += 1)
+      await json(person.request('/self/pin', { method: 'PUT', json: { pin: `258${i}` } }), 200);
+    const refused = await person.request('/self/pin', { method: 'PUT', json: { pin: '9999' } });
+    await expectProblem(refused, 429, 'rate_limited');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const audits = await server.database.db
+      .selectFrom('audit_log')
+      .select('id')
+      .where('action', '=', 'employee.set_pin')
+      .where('target_id', '=', c.employees[0]!.id)
+      .execute();
+    expect(audits).toHaveLength(5);
+    const row = await server.database.db
+      .selectFrom('employee_pins')
+      .select('pin_hash')
+      .where('employee_id', '=', c.employees[0]!.id)
+      .executeTakeFirstOrThrow();
+    expect(await verifyPassword('2584', row.pin_hash)).toBe(true);
   });
 });

@@ -77,7 +77,7 @@ export function collectRoute(routes: AdminRoute[], options: RouteOptions): void 
   }
 }
 
-function parameters(schema: Json | undefined, where: 'path' | 'query'): Json[] {
+function parameters(schema: Json | undefined, where: 'path' | 'query' | 'header'): Json[] {
   if (!schema?.properties) return [];
   const required: string[] = schema.required ?? [];
   return Object.entries<Json>(schema.properties).map(([name, property]) => ({
@@ -86,6 +86,15 @@ function parameters(schema: Json | undefined, where: 'path' | 'query'): Json[] {
     required: where === 'path' || required.includes(name),
     schema: property,
   }));
+}
+
+/** A route's path, query and header parameters (the request headers its schema declares). */
+function parametersOf(schema: Json): Json[] {
+  return [
+    ...parameters(schema.params, 'path'),
+    ...parameters(schema.querystring, 'query'),
+    ...parameters(schema.headers, 'header'),
+  ];
 }
 
 /**
@@ -131,7 +140,7 @@ export function adminOpenApiDocument(routes: readonly AdminRoute[], prefix: stri
       description: schema.description,
       tags: schema.tags ?? [],
       security: open ? [] : [write ? { consoleSession: [], csrfToken: [] } : { consoleSession: [] }],
-      parameters: [...parameters(schema.params, 'path'), ...parameters(schema.querystring, 'query')],
+      parameters: parametersOf(schema),
       responses,
     };
     if (schema.body)

@@ -39,7 +39,12 @@ export type Write<B> = (tx: Tx, options: { detectDuplicates: boolean }) => Promi
 export async function idempotentWrite<B>(
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { dryRun: boolean; owner?: { companyId: string; id: string } },
+  options: {
+    dryRun: boolean;
+    owner?: { companyId: string; id: string };
+    /** Called once per key for a fresh 4xx refusal, in the transaction that stores it (not the write's). */
+    onRefused?: (tx: Tx, error: ApiError) => Promise<void>;
+  },
   write: Write<B>,
 ): Promise<FastifyReply> {
   const { database, now } = request.server.services.ctx;
@@ -78,7 +83,7 @@ export async function idempotentWrite<B>(
         outcome: error.errorName === 'idempotency_in_flight' ? 'in_flight' : 'reused',
       });
     if (!(error instanceof ApiError) || error.status >= 500 || isKeyRefusal(error)) throw error;
-    answer = await storeRefusal(request, scope, error, at);
+    answer = await storeRefusal(request, scope, error, at, options.onRefused);
   }
   if (answer.replayed) {
     reply.header('idempotent-replayed', 'true');
@@ -96,7 +101,13 @@ function isKeyRefusal(error: ApiError): boolean {
 }
 
 /** Stores a write's 4xx as the key's outcome, unless the key meanwhile holds one (then that replays). */
-async function storeRefusal(request: FastifyRequest, scope: IdempotencyScope, error: ApiError, at: number) {
+async function storeRefusal(
+  request: FastifyRequest,
+  scope: IdempotencyScope,
+  error: ApiError,
+  at: number,
+  onRefused?: (tx: Tx, error: ApiError) => Promise<void>,
+) {
   const { database } = request.server.services.ctx;
   const answer = await database.transaction(async (tx) => {
     const claim = await claimKey(tx, scope, at);
@@ -104,6 +115,7 @@ async function storeRefusal(request: FastifyRequest, scope: IdempotencyScope, er
     if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
     const body = JSON.stringify(request.server.services.problemFor(request, error));
     await storeOutcome(tx, scope, { status: error.status, body }, at);
+    await onRefused?.(tx, error);
     return { status: error.status, body, replayed: false };
   });
   // A fresh refusal keeps its own headers; a replay is the stored answer alone.

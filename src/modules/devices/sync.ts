@@ -64,6 +64,11 @@ export function isSkewed(offsetMs: number | null): boolean {
   return offsetMs !== null && Math.abs(offsetMs) > CLOCK_SKEW_LIMIT_MS;
 }
 
+/** The review flags of a device's punch: device_clock_skew when its clock is more than 2 minutes off. */
+export function skewFlags(offsetMs: number | null): string[] {
+  return isSkewed(offsetMs) ? [CLOCK_SKEW_FLAG] : [];
+}
+
 /** Flags the entry a punch stored (201) when the device's clock was off; in the punch's transaction. */
 export async function flagSkewedPunch(
   tx: Tx,

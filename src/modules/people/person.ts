@@ -11,4 +11,6 @@ export interface ConsolePerson {
   employeeId: string | null;
   csrfToken: string;
   company: { id: string; name: string; timeZone: string | null };
+  /** The session's absolute end (ISO); the console's offline web clock stops there. */
+  sessionExpiresAt: string;
 }

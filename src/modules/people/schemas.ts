@@ -35,6 +35,10 @@ export const PersonSchema = Type.Object(
     ),
     csrfToken: Type.String({ description: 'send as X-CSRF-Token on every state-changing request' }),
     company: Type.Object({ id: Guid, name: Type.String(), timeZone: NullableOut(Type.String()) }),
+    sessionExpiresAt: Type.String({
+      format: 'date-time',
+      description: "the session's absolute end (the console keeps its offline web clock no longer than this)",
+    }),
   },
   { description: 'The signed-in person' },
 );

@@ -80,8 +80,10 @@ function personOf(
     company_time_zone: string | null;
   },
   csrfToken: string,
+  sessionExpiresAt: string,
 ): ConsolePerson {
   return {
+    sessionExpiresAt,
     id: row.user_id,
     email: row.email,
     companyId: row.company_id,
@@ -116,6 +118,7 @@ export async function startSession(
   const sessionId = randomToken();
   const csrfToken = csrfTokenFor(sessionId);
   const at = new Date(now).toISOString();
+  const expiresAt = new Date(now + settings.maxHours * 3_600_000).toISOString();
   await insertSession(tx, {
     id_hash: tokenHash(sessionId),
     user_id: userId,
@@ -123,7 +126,7 @@ export async function startSession(
     csrf_token_hash: tokenHash(csrfToken),
     created_at: at,
     last_seen_at: at,
-    expires_at: new Date(now + settings.maxHours * 3_600_000).toISOString(),
+    expires_at: expiresAt,
     sign_in_method: how.method,
   });
   await recordAudit(tx, {
@@ -133,7 +136,7 @@ export async function startSession(
     targetId: userId,
     details: how.details ?? null,
   });
-  return { sessionId, person: personOf(person, csrfToken) };
+  return { sessionId, person: personOf(person, csrfToken, expiresAt) };
 }
 
 /**
@@ -203,7 +206,10 @@ export async function resolveSession(
   }
   if (now - lastSeen >= TOUCH_EVERY_MS)
     await touchSession(ctx.database.db, idHash, new Date(now).toISOString());
-  return { person: personOf(row, csrfTokenFor(sessionId)), csrfTokenHash: row.csrf_token_hash };
+  return {
+    person: personOf(row, csrfTokenFor(sessionId), row.expires_at),
+    csrfTokenHash: row.csrf_token_hash,
+  };
 }
 
 export async function signOut(ctx: AppContext, sessionId: string | null): Promise<void> {

@@ -34,7 +34,7 @@ import {
   WebClockBodySchema,
 } from './schemas.js';
 import { assertWebClockAllowed, principalOfSelf, requireSelf, requireWritingSelf, todayOf } from './self.js';
-import { browserClockOffset, punch, selfToday } from './web-clock.js';
+import { browserClockOffset, punch, recordRefusedOfflinePunch, selfToday } from './web-clock.js';
 
 /*
  * Self-service in the console (issue 35): a person linked to an employee, with or without
@@ -79,15 +79,21 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
         summary: 'Punch on the web clock',
         operationId: 'punchWebClock',
         description:
-          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. `occurredAt` (the moment of the punch; default now) may be at most 2 minutes ahead of the server's time and at most 12 hours behind it (else `422 validation_failed`, code `not_live`): a punch more than 2 minutes old is an offline punch, taken while the browser was offline and sent from its queue, and its entry carries `reviewFlags: [\"offline_punch\"]`; the browser may say its own clock at sending (`X-Device-Clock`), and an offset of more than 2 minutes adds `device_clock_skew`. The address ranges apply to the address that sends. Refused for an employee who is not active or on leave (403 employee_not_active), while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
+          "Clock in, start or end a break, clock out, for the employee the person is: POST /time-clock/events' rules, recorded with source `web_clock` and the person as actor. Send each punch with its own Idempotency-Key: a retry with the same key answers the stored result. `occurredAt` (the moment of the punch; default now: a live punch omits it, only a punch that waited in the browser's queue sends it) is judged after correcting it by the browser's measured clock offset (server time minus `X-Device-Clock`): at most 2 minutes ahead of the server's time and at most 12 hours behind it (else `422 validation_failed`, code `not_live`); more than 2 minutes old it is an offline punch and its entry carries `reviewFlags: [\"offline_punch\"]`, and an offset of more than 2 minutes adds `device_clock_skew` (in the entry's events too). A workplace with address ranges accepts only live punches (`occurredAt` within 2 minutes, else `422 not_live`): the range must hold at the moment of the punch. A final refusal of a punch more than 2 minutes old is written once per key to the audit log (`time_entry.punch_refused`). Refused for an employee who is not active or on leave (403 employee_not_active), while the company's web clock is off (403 web_clock_disabled) or from an address outside the workplace's ranges (403 address_not_allowed).",
         tags: TAG,
         headers: Type.Object({
-          'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+          'idempotency-key': Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 128,
+              description: 'A fresh key per punch: a retry with the same key answers the stored result.',
+            }),
+          ),
           'x-device-clock': Type.Optional(
             Type.String({
               maxLength: 64,
               description:
-                'The browser\'s own clock at the moment it sends (RFC 3339 date-time). More than 2 minutes off the server\'s time: the entry the punch stores carries `reviewFlags: ["device_clock_skew"]`. Not recorded otherwise.',
+                'The browser\'s own clock at the moment it sends (RFC 3339 date-time): `occurredAt` is judged corrected by the offset (server time minus this). More than 2 minutes off the server\'s time: the entry the punch stores carries `reviewFlags: ["device_clock_skew"]`. Not recorded otherwise.',
             }),
           ),
         }),
@@ -116,15 +122,22 @@ function webClockRoute(app: TypeBoxApp, { ctx }: RouteContext) {
       const person = requirePerson(request);
       const self = await requireWritingSelf(ctx.database.db, person);
       assertWebClockAllowed(self, request.ip);
+      const clockOffsetMs = browserClockOffset(request.headers['x-device-clock'], ctx.now());
       return idempotentWrite(
         request,
         reply,
-        { dryRun: false, owner: { companyId: person.companyId, id: person.id } },
-        (tx, options) =>
-          punch(tx, ctx.now(), self, request.body, {
-            ...options,
-            clockOffsetMs: browserClockOffset(request.headers['x-device-clock'], ctx.now()),
-          }),
+        {
+          dryRun: false,
+          owner: { companyId: person.companyId, id: person.id },
+          // A queued (offline) punch refused for good is kept for the administrator (audit log).
+          onRefused: (tx, error) =>
+            recordRefusedOfflinePunch(tx, ctx.now(), self, person, request.body, {
+              clockOffsetMs,
+              error: error.errorName,
+              idempotencyKey: request.headers['idempotency-key'] as string,
+            }),
+        },
+        (tx, options) => punch(tx, ctx.now(), self, request.body, { ...options, clockOffsetMs }),
       );
     },
   );

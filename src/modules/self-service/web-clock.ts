@@ -3,11 +3,12 @@ import { validationError } from '../../domain/errors.js';
 import { addDays, startOfDayIn } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { AppContext } from '../context.js';
+import { recordAudit } from '../audit/queries.js';
 import { recordClockEvent } from '../time-tracking/clock-event.js';
 import { listTimeEntries } from '../time-tracking/entries.js';
 import { ENTRY_SOURCES, type WriteOutcome } from '../time-tracking/results.js';
 import { clockStatus } from '../time-tracking/status.js';
-import { addressAllowed, principalOfSelf, type Self, todayOf } from './self.js';
+import { addressAllowed, allowedRanges, principalOfSelf, type Self, todayOf } from './self.js';
 import { addEntryFlags } from '../devices/queries.js';
 import { CLOCK_SKEW_FLAG, isSkewed } from '../devices/sync.js';
 
@@ -22,33 +23,49 @@ export type WebClockPunch = 'clock_in' | 'break_start' | 'break_end' | 'clock_ou
  * network returned (the console's offline clock). A punch more than 2 minutes old is an offline punch:
  * its entry carries the review flag `offline_punch`. Older than 12 hours, or ahead, is `422
  * validation_failed` code `not_live`: nobody dates their punches back as a terminal's 30 days allow.
- * The workplace's address ranges hold for the address that sends (online again), not for where the
- * punch was taken.
+ * The console sends a live punch without `occurredAt` (the server's time); only a punch that waited in
+ * its queue says when it was taken. A workplace limited to address ranges accepts only live punches
+ * (the range must hold at the moment of the punch).
  */
 export const WEB_CLOCK_TOLERANCE_MS = 2 * 60_000;
 export const WEB_CLOCK_OFFLINE_MS = 12 * 3_600_000;
 export const OFFLINE_PUNCH_FLAG = 'offline_punch';
 
-/** The punch's instant, checked: ahead of the server by more than 2 minutes or older than 12 hours is `not_live`. */
-function checkOccurredAt(occurredAt: string | undefined, now: number): number {
+/**
+ * The punch's instant as judged: `occurredAt` corrected by the browser's measured clock offset
+ * (server minus X-Device-Clock) when it sent one, so a phone's clock that is off neither makes a live
+ * punch "offline" nor lets an old one through. Ahead of the server by more than 2 minutes or older
+ * than 12 hours is `not_live`; at a workplace limited to address ranges, anything older than 2
+ * minutes is `not_live` too (the range must hold at the moment of the punch: only live punches).
+ */
+function judgedInstant(
+  occurredAt: string | undefined,
+  now: number,
+  clockOffsetMs: number | null,
+  liveOnly: boolean,
+): number {
   if (occurredAt === undefined) return now;
-  const at = Date.parse(occurredAt);
-  if (!Number.isFinite(at)) return now;
+  const sent = Date.parse(occurredAt);
+  if (!Number.isFinite(sent)) return now;
+  const at = sent + (clockOffsetMs ?? 0);
   const server = new Date(now).toISOString();
   const problem =
     at - now > WEB_CLOCK_TOLERANCE_MS
       ? `occurredAt is more than 2 minutes ahead of the server's time (${server}); check the clock of this device, or leave it out`
-      : now - at > WEB_CLOCK_OFFLINE_MS
-        ? `occurredAt is more than 12 hours before the server's time (${server}): the web clock keeps offline punches for 12 hours only; ask a manager to correct the day`
-        : null;
+      : liveOnly && now - at > WEB_CLOCK_TOLERANCE_MS
+        ? `this workplace accepts only live punches: its address ranges must hold at the moment of the punch, and occurredAt is more than 2 minutes before the server's time (${server}); ask a manager to correct the day`
+        : now - at > WEB_CLOCK_OFFLINE_MS
+          ? `occurredAt is more than 12 hours before the server's time (${server}): the web clock keeps offline punches for 12 hours only; ask a manager to correct the day`
+          : null;
   if (problem !== null) throw validationError([{ field: 'occurredAt', message: problem, code: 'not_live' }]);
   return at;
 }
 
 /**
- * The review flags of a web-clock punch: `offline_punch` for one taken more than 2 minutes before the
- * server's time; `device_clock_skew` when the browser's own clock (header X-Device-Clock, as a kiosk
- * sends it) was more than 2 minutes off the server's at sending.
+ * The review flags of a web-clock punch: `offline_punch` for one taken (judged: corrected by the
+ * browser's offset) more than 2 minutes before the server's time; `device_clock_skew` when the
+ * browser's own clock (header X-Device-Clock, as a kiosk sends it) was more than 2 minutes off the
+ * server's at sending.
  */
 export function webClockFlags(at: number, now: number, clockOffsetMs: number | null): string[] {
   const flags: string[] = [];
@@ -75,7 +92,9 @@ export async function punch(
   body: { type: WebClockPunch; occurredAt?: string },
   options: { detectDuplicates: boolean; clockOffsetMs?: number | null },
 ): Promise<WriteOutcome> {
-  const at = checkOccurredAt(body.occurredAt, now);
+  const clockOffsetMs = options.clockOffsetMs ?? null;
+  const at = judgedInstant(body.occurredAt, now, clockOffsetMs, allowedRanges(self.employee).length > 0);
+  const flags = webClockFlags(at, now, clockOffsetMs);
   const outcome = await recordClockEvent(
     tx,
     now,
@@ -85,12 +104,54 @@ export async function punch(
       type: body.type,
       occurredAt: body.occurredAt ?? new Date(now).toISOString(),
     },
-    { dryRun: false, detectDuplicates: options.detectDuplicates, source: ENTRY_SOURCES.webClock },
+    {
+      dryRun: false,
+      detectDuplicates: options.detectDuplicates,
+      source: ENTRY_SOURCES.webClock,
+      reviewFlags: flags,
+    },
   );
-  const flags = webClockFlags(at, now, options.clockOffsetMs ?? null);
+  // The events carry the flags (recordClockEvent); the entry's row gets them here, merged.
   if (outcome.status === 201 && outcome.body.timeEntryId !== null && flags.length > 0)
     await addEntryFlags(tx, outcome.body.timeEntryId, flags);
   return outcome;
+}
+
+/**
+ * A queued punch (`occurredAt` more than 2 minutes old, judged by the browser's offset) refused for
+ * good: an audit row `time_entry.punch_refused` (the person, the employee, type, occurredAt, the
+ * error's name), so an administrator sees it in the audit log (console Audit log, CLI `audit list`),
+ * not only the person's browser. Written once per Idempotency-Key, with the stored refusal.
+ */
+export async function recordRefusedOfflinePunch(
+  tx: Tx,
+  now: number,
+  self: Self,
+  person: { id: string; companyId: string },
+  body: { type: WebClockPunch; occurredAt?: string },
+  refusal: { clockOffsetMs: number | null; error: string; idempotencyKey: string },
+): Promise<void> {
+  if (body.occurredAt === undefined) return;
+  const sent = Date.parse(body.occurredAt);
+  if (!Number.isFinite(sent) || now - (sent + (refusal.clockOffsetMs ?? 0)) <= WEB_CLOCK_TOLERANCE_MS) return;
+  await recordAudit(tx, {
+    companyId: person.companyId,
+    actorType: 'user',
+    actorId: person.id,
+    action: 'time_entry.punch_refused',
+    targetType: 'employee',
+    targetId: self.employee.id,
+    details: {
+      personId: person.id,
+      employeeId: self.employee.id,
+      type: body.type,
+      occurredAt: body.occurredAt,
+      error: refusal.error,
+      idempotencyKey: refusal.idempotencyKey,
+      source: ENTRY_SOURCES.webClock,
+    },
+    at: new Date(now).toISOString(),
+  });
 }
 
 interface DayItem {

@@ -123,6 +123,8 @@ class PunchSet implements PunchSetBatch {
       context,
       breaks,
       input,
+      // A skewed device's batch is not decided as a set (see punchesAsSet): no flags from the punch here.
+      reviewFlags: [],
       dryRun: false,
       source: punchSource(principal),
     };

@@ -59,7 +59,13 @@ export async function recordClockEvent(
   now: number,
   principal: Principal,
   input: ClockEventInput,
-  options: { dryRun: boolean; detectDuplicates: boolean; source?: typeof ENTRY_SOURCES.webClock },
+  options: {
+    dryRun: boolean;
+    detectDuplicates: boolean;
+    source?: typeof ENTRY_SOURCES.webClock;
+    /** Review flags the punch adds to its entry (offline_punch, device_clock_skew): in its events too. */
+    reviewFlags?: string[];
+  },
 ): Promise<WriteOutcome> {
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
@@ -99,6 +105,7 @@ export async function recordClockEvent(
     input,
     dryRun: options.dryRun,
     source: options.source ?? punchSource(principal),
+    reviewFlags: options.reviewFlags ?? [],
   };
   const decision = decidePunch(write, effective);
   await applyPunchEffects(tx, principal, decision.effects);
@@ -122,6 +129,12 @@ export function decidePunch(
     case 'clock_out':
       return clockOut(write);
   }
+}
+
+/** The flags an entry had (JSON) with `added`, each once, in order. */
+export function mergeFlags(had: string | null | undefined, added: readonly string[]): string[] {
+  const flags = had ? (JSON.parse(had) as string[]) : [];
+  return [...flags, ...added.filter((flag) => !flags.includes(flag))];
 }
 
 /** The punch's instant: an RFC 3339 date-time with offset, at most 5 minutes ahead and 30 days back. */
@@ -232,7 +245,7 @@ function clockIn(write: PunchWrite): PunchDecision {
   assertDaysOpen(context.punchDayLocked, [punch.workDate], context.punchClosedPeriod);
   if (context.coveringId !== null)
     throw new ApiError('overlaps_existing_entry', `the punch falls inside entry ${context.coveringId}`);
-  const entry = newEntry(principal, employee, at, {
+  const created = newEntry(principal, employee, at, {
     work_date: punch.workDate,
     start_at: punch.utcIso,
     end_at: null,
@@ -249,6 +262,11 @@ function clockIn(write: PunchWrite): PunchDecision {
     clock_in_event: input.type,
     closed_by_id: null,
   });
+  // The punch's review flags are the entry's from the start, so the event says them too.
+  const entry =
+    write.reviewFlags.length > 0
+      ? { ...created, review_flags: JSON.stringify(mergeFlags(null, write.reviewFlags)) }
+      : created;
   if (write.dryRun)
     return {
       outcome: { status: 200, body: entryResult(entry, employee, 'clock_in', punch, true, null) },
@@ -365,6 +383,11 @@ function clockOutEffects(
   const finalBreaks: BreakRow[] = breaks.map((b) =>
     b.end_at === null ? { ...b, ...ending, updated_at: at } : b,
   );
+  // The entry's flags with the punch's (the event a webhook gets says both).
+  const flagged = {
+    ...completed,
+    review_flags: JSON.stringify(mergeFlags(open.review_flags, write.reviewFlags)),
+  };
   return [
     ...(onBreak
       ? [
@@ -393,7 +416,7 @@ function clockOutEffects(
         action: 'time_entry.clock_out',
         entryId: open.id,
         details: { employeeId: employee.id, sentType: input.type, occurredAt: punch.utcIso },
-        event: { type: 'time_entry.completed', data: timeEntryListItem(completed, employee, finalBreaks) },
+        event: { type: 'time_entry.completed', data: timeEntryListItem(flagged, employee, finalBreaks) },
       },
     },
   ];

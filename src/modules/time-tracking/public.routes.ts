@@ -34,7 +34,13 @@ import { recordClockEvent } from './clock-event.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
-import { flagSkewedPunch, isSkewed, recordDeviceClock, recordRefusedPunch } from '../devices/sync.js';
+import {
+  flagSkewedPunch,
+  isSkewed,
+  recordDeviceClock,
+  recordRefusedPunch,
+  skewFlags,
+} from '../devices/sync.js';
 import { punchesAsSet } from './batch-set.js';
 import { assertBadgesOpen, recordUnknownBadges } from '../devices/pins.js';
 import { DeviceHeadersSchema } from '../devices/schemas.js';
@@ -157,6 +163,7 @@ function recordClockEventRoute(
           const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
             dryRun,
             detectDuplicates,
+            reviewFlags: skewFlags(clockOffset),
           });
           await flagSkewedPunch(tx, clockOffset, outcome);
           return forPrincipal(principal, outcome);
@@ -221,7 +228,11 @@ async function settleBatch(
   if (badgeOnly.includes(true)) await assertBadgesOpen(ctx, principal.id);
   const checked = events.map(eventErrors);
   const writes = batchWrites(checked, async (tx, fields, detectDuplicates) => {
-    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, { dryRun, detectDuplicates });
+    const outcome = await recordClockEvent(tx, ctx.now(), principal, fields, {
+      dryRun,
+      detectDuplicates,
+      reviewFlags: skewFlags(clockOffset),
+    });
     // A kiosk device's clock more than 2 minutes off flags the entry, in the punch's savepoint.
     await flagSkewedPunch(tx, clockOffset, outcome);
     return forPrincipal(principal, outcome);

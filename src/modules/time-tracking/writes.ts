@@ -37,6 +37,8 @@ export interface PunchWrite {
   dryRun: boolean;
   /** The entry's source at a clock-in: time_clock, or web_clock (issue 35). */
   source: string;
+  /** The review flags the punch adds (in its entry and its events). */
+  reviewFlags: string[];
 }
 
 export function parseInstantField(value: string, field: string): ParsedInstant {

@@ -27,6 +27,7 @@ function DayScreen({ person }: ScreenProps) {
         companyName: person.company.name,
         zone,
         self,
+        expiresAt: person.sessionExpiresAt,
       });
   }, [self, person, zone]);
   return (

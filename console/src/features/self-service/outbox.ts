@@ -1,4 +1,4 @@
-import { api, ApiProblem, haveCsrfToken } from '../../api.js';
+import { api, ApiProblem, currentCsrfToken, haveCsrfToken } from '../../api.js';
 import type { Punch, SelfToday } from './model.js';
 import {
   dismissRefused,
@@ -20,6 +20,12 @@ import {
  */
 
 const SEND_EVERY_MS = 20_000;
+/** How long one punch's request may take before it waits for the next run. */
+const SEND_TIMEOUT_MS = 15_000;
+/** A punch sent within this of its taking is live: the server's own time is used for it. */
+const LIVE_MS = 30_000;
+/** At most this many punches wait per person (a stuck or abused clock cannot fill the device). */
+export const MAX_WAITING = 50;
 const SNAPSHOT = 'punchclock-web-clock';
 
 export interface PunchAnswer {
@@ -35,6 +41,8 @@ export type Outcome =
 
 let owner: string | null = null;
 let sending: Promise<Map<string, Outcome>> | null = null;
+/** Aborts the run in flight when the owner changes (sign-out, another person). */
+let running: AbortController | null = null;
 const listeners = new Set<(sent: boolean) => void>();
 
 function changed(sent = false): void {
@@ -49,11 +57,23 @@ export function onOutboxChange(listener: (sent: boolean) => void): () => void {
   };
 }
 
-/** A refusal that stays a refusal when sent again; anything else is tried later. */
-function isFinal(error: unknown): error is ApiProblem {
+/** How long an address or web-clock refusal is "not now" (the server's window for a punch). */
+const RETRY_PLACE_MS = 12 * 3_600_000;
+
+/**
+ * A refusal that stays a refusal when sent again; anything else is tried later. The workplace's
+ * address (the phone back on mobile data before the office Wi-Fi) and a web clock switched off may
+ * change: those wait until the punch is 12 hours old.
+ */
+function isFinal(error: unknown, punch: QueuedPunch, now = Date.now()): error is ApiProblem {
   if (!(error instanceof ApiProblem)) return false;
   const { status } = error;
   if (status === 0 || status === 401 || status === 408 || status === 429 || status >= 500) return false;
+  if (
+    ['address_not_allowed', 'web_clock_disabled'].includes(error.error) &&
+    now - punch.takenAt < RETRY_PLACE_MS
+  )
+    return false;
   return !['idempotency_in_flight', 'csrf_failed', 'rate_limited', 'service_unavailable'].includes(
     error.error,
   );
@@ -71,20 +91,35 @@ export function localInstant(date: Date): string {
   );
 }
 
-async function sendAll(personId: string): Promise<Map<string, Outcome>> {
+/**
+ * Sends `personId`'s queue in order. Before each POST it checks the tab still belongs to that person
+ * with the same CSRF token (a sign-out and another person's sign-in in the same tab stop it), and
+ * sends that token explicitly; a change of owner aborts the request in flight. `live`: the key of
+ * the punch just taken, sent without `occurredAt` (the server's time) when it goes at once.
+ */
+async function sendAll(
+  personId: string,
+  token: string | null,
+  signal: AbortSignal,
+  live: string | null,
+): Promise<Map<string, Outcome>> {
   const outcomes = new Map<string, Outcome>();
+  const stillOwner = () => !signal.aborted && owner === personId && currentCsrfToken() === token;
   for (const punch of await queuedOf(personId)) {
+    if (!stillOwner()) break;
+    const isLive = punch.idempotencyKey === live && Date.now() - punch.takenAt < LIVE_MS;
     try {
       const answer = await api<PunchAnswer>(
         'POST',
         '/self/clock',
-        { type: punch.type, occurredAt: punch.occurredAt },
+        isLive ? { type: punch.type } : { type: punch.type, occurredAt: punch.occurredAt },
         { 'idempotency-key': punch.idempotencyKey, 'x-device-clock': new Date().toISOString() },
+        { signal, timeoutMs: SEND_TIMEOUT_MS, csrfToken: token },
       );
       await removeQueued(punch.idempotencyKey);
       outcomes.set(punch.idempotencyKey, { kind: 'stored', answer });
     } catch (error) {
-      if (!isFinal(error)) break; // Not now: this one and those after it wait, in order.
+      if (!isFinal(error, punch)) break; // Not now: this one and those after it wait, in order.
       await moveToRefused(punch, error.text);
       outcomes.set(punch.idempotencyKey, { kind: 'refused', reason: error.text });
     }
@@ -93,10 +128,12 @@ async function sendAll(personId: string): Promise<Map<string, Outcome>> {
 }
 
 /** Sends the signed-in person's waiting punches, one run at a time; what became of each sent. */
-export async function sendWaiting(): Promise<Map<string, Outcome>> {
+export async function sendWaiting(live: string | null = null): Promise<Map<string, Outcome>> {
   while (sending) await sending.catch(() => undefined);
   if (owner === null || !haveCsrfToken()) return new Map();
-  const run = sendAll(owner);
+  const controller = new AbortController();
+  running = controller;
+  const run = sendAll(owner, currentCsrfToken(), controller.signal, live);
   sending = run;
   let sent = false;
   try {
@@ -105,12 +142,20 @@ export async function sendWaiting(): Promise<Map<string, Outcome>> {
     return outcomes;
   } finally {
     sending = null;
+    if (running === controller) running = null;
     changed(sent);
   }
 }
 
 /** Queues a punch taken now by the person, then tries to send it; what became of it. */
 export async function takePunch(personId: string, type: Punch): Promise<Outcome> {
+  if ((await queuedOf(personId)).length >= MAX_WAITING)
+    return {
+      kind: 'refused',
+      reason:
+        `${MAX_WAITING} punches are already waiting to be sent from this device; this one was not ` +
+        'saved. Connect to the network so that they are sent, or tell your manager.',
+    };
   const punch: QueuedPunch = {
     idempotencyKey: crypto.randomUUID(),
     personId,
@@ -120,7 +165,7 @@ export async function takePunch(personId: string, type: Punch): Promise<Outcome>
   };
   await enqueue(punch);
   changed();
-  const outcome = (await sendWaiting()).get(punch.idempotencyKey);
+  const outcome = (await sendWaiting(punch.idempotencyKey)).get(punch.idempotencyKey);
   return outcome ?? { kind: 'waiting', count: (await queuedOf(personId)).length };
 }
 
@@ -134,6 +179,7 @@ export async function dismiss(key: string): Promise<void> {
 
 /** Whose punches this tab sends (the signed-in person; null signed out), and sends them. */
 export function setOutboxOwner(personId: string | null): void {
+  if (personId !== owner) running?.abort();
   owner = personId;
   if (personId !== null) void sendWaiting();
 }
@@ -154,6 +200,8 @@ export interface Snapshot {
   companyName: string;
   zone: string;
   self: SelfToday;
+  /** The session's absolute end: no offline My day after it (nor for anyone once signed out). */
+  expiresAt: string;
 }
 
 export function saveSnapshot(snapshot: Snapshot): void {
@@ -164,16 +212,35 @@ export function saveSnapshot(snapshot: Snapshot): void {
   }
 }
 
-export function loadSnapshot(): Snapshot | null {
+/** The stored snapshot while its session may still be live; an ended or unbound one is removed. */
+export function loadSnapshot(now = Date.now()): Snapshot | null {
+  let snapshot: Snapshot | null = null;
   try {
-    return JSON.parse(localStorage.getItem(SNAPSHOT) ?? 'null') as Snapshot | null;
+    snapshot = JSON.parse(localStorage.getItem(SNAPSHOT) ?? 'null') as Snapshot | null;
   } catch {
+    snapshot = null;
+  }
+  if (snapshot === null) return null;
+  const end = Date.parse(snapshot.expiresAt ?? '');
+  if (Number.isNaN(end) || end <= now) {
+    forgetSnapshot();
     return null;
   }
+  return snapshot;
 }
 
 export function forgetSnapshot(): void {
-  localStorage.removeItem(SNAPSHOT);
+  try {
+    localStorage.removeItem(SNAPSHOT);
+  } catch {
+    // Storage denied: nothing was kept.
+  }
+}
+
+/** A different person signed in: the previous person's snapshot goes. */
+export function keepSnapshotOnlyFor(personId: string): void {
+  const snapshot = loadSnapshot();
+  if (snapshot && snapshot.personId !== personId) forgetSnapshot();
 }
 
 /** The state after the waiting punches: what the buttons offer while they are not sent yet. */

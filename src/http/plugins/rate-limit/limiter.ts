@@ -214,6 +214,9 @@ export function createLimiters(
     // (a workplace's kiosks share an address; the per-device and per-employee lock-outs are the database's).
     kioskEnrolAddress: new LocalLimiter('kiosk-enrol-address', { limit: 20, windowMs: signInWindowMs }),
     kioskPinAddress: new LocalLimiter('kiosk-pin-address', { limit: 300, windowMs: signInWindowMs }),
+    // A person's own kiosk PIN (PUT /self/pin, a slow hash each): per person and per address, in 15 minutes.
+    selfPinPerson: new LocalLimiter('self-pin-person', { limit: 5, windowMs: signInWindowMs }),
+    selfPinAddress: new LocalLimiter('self-pin-address', { limit: 50, windowMs: signInWindowMs }),
   };
   if (options.redisUrl === null)
     return {
@@ -225,6 +228,8 @@ export function createLimiters(
       ssoStartLimiter: local.ssoStartAddress as RateLimiter,
       kioskEnrolLimiter: local.kioskEnrolAddress as RateLimiter,
       kioskPinLimiter: local.kioskPinAddress as RateLimiter,
+      selfPinPersonLimiter: local.selfPinPerson as RateLimiter,
+      selfPinAddressLimiter: local.selfPinAddress as RateLimiter,
       close: async () => {},
     };
   const redis = connectRedis(options.redisUrl);
@@ -244,6 +249,8 @@ export function createLimiters(
     ssoStartLimiter: new SharedLimiter(redis, local.ssoStartAddress, onStateChange) as RateLimiter,
     kioskEnrolLimiter: new SharedLimiter(redis, local.kioskEnrolAddress, onStateChange) as RateLimiter,
     kioskPinLimiter: new SharedLimiter(redis, local.kioskPinAddress, onStateChange) as RateLimiter,
+    selfPinPersonLimiter: new SharedLimiter(redis, local.selfPinPerson, onStateChange) as RateLimiter,
+    selfPinAddressLimiter: new SharedLimiter(redis, local.selfPinAddress, onStateChange) as RateLimiter,
     close: async () => {
       redis.disconnect();
     },

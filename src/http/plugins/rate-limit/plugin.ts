@@ -5,6 +5,7 @@ export const rateLimitSweepPlugin = fp(
   async (app) => {
     const { resourceLimiter, tokenLimiter, unknownClientLimiter, ctx } = app.services;
     const { signInAccountLimiter, signInAddressLimiter, ssoStartLimiter } = app.services;
+    const { selfPinPersonLimiter, selfPinAddressLimiter } = app.services;
     const sweep = setInterval(() => {
       const at = ctx.now();
       resourceLimiter.sweep(at);
@@ -13,6 +14,8 @@ export const rateLimitSweepPlugin = fp(
       signInAccountLimiter.sweep(at);
       signInAddressLimiter.sweep(at);
       ssoStartLimiter.sweep(at);
+      selfPinPersonLimiter.sweep(at);
+      selfPinAddressLimiter.sweep(at);
     }, resourceLimiter.windowMs);
     sweep.unref();
     app.addHook('onClose', async () => clearInterval(sweep));

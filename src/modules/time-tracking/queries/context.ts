@@ -29,6 +29,8 @@ export const OPEN_SESSION_COLUMNS = [
   'version',
   'edited',
   'auto_closed',
+  // The flags a clock-out's event reports (with its own: offline_punch, device_clock_skew).
+  'review_flags',
 ] as const;
 
 export type OpenSession = Pick<TimeEntryRow, (typeof OPEN_SESSION_COLUMNS)[number]>;
