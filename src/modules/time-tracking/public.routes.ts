@@ -31,6 +31,7 @@ import { clockStatus } from './status.js';
 import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
+import { byBadgeOnly, deviceEvent, forPrincipal, refuseDeviceDryRun } from './device-punches.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
@@ -77,34 +78,6 @@ const EVENTS_PATH = `${API_PREFIX}/time-clock/events`;
 const BATCH_BODY_LIMIT_BYTES = 512 * 1024;
 /** The single endpoint's checks of a punch's values (formats, enums, lengths), with its field names. */
 const checkClockEvent = compileBodyCheck(ClockEventBodySchema);
-
-/** A kiosk device's punch (issue 35) carries the device's own id as `deviceId`, whatever was sent. */
-function deviceEvent<E extends { deviceId?: string | null }>(principal: Principal, event: E): E {
-  return principal.kind === 'device' ? { ...event, deviceId: principal.id } : event;
-}
-
-/**
- * A kiosk device may not dry-run a punch (issue 35): a dry run answers an employee's clock state
- * without a badge or PIN, so a device's token could read every colleague's state by trying toggles.
- */
-function refuseDeviceDryRun(principal: Principal, dryRun: boolean): void {
-  if (dryRun && principal.kind === 'device')
-    throw new ApiError('insufficient_scope', "a kiosk device's token may not use X-Service-Dry-Run");
-}
-
-/** A device's punch naming its employee by badge only (externalId, no id): counted like identify's badges. */
-function byBadgeOnly(principal: Principal, employee: { id?: string | null; externalId?: string | null }) {
-  return principal.kind === 'device' && !employee.id && typeof employee.externalId === 'string';
-}
-
-/** An answer to a kiosk device names the employee by id only: the external id (the badge) stays out. */
-function forPrincipal<O extends { body: { employee: { externalId: string | null } } }>(
-  principal: Principal,
-  outcome: O,
-): O {
-  if (principal.kind !== 'device') return outcome;
-  return { ...outcome, body: { ...outcome.body, employee: { ...outcome.body.employee, externalId: null } } };
-}
 
 /** What the routes below share, made once per registration. */
 function timeTrackingRouteContext(app: TypeBoxApp) {
