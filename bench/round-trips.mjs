@@ -19,12 +19,14 @@ import { fetchToken } from './lib/token.mjs';
 
 const { option } = commandLine();
 const punches = Math.max(1, Number(option('punches', 5)));
+const show = option('show', 'false') !== 'false'; // --show=true: print each round trip's statements
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
 
 /** A relay to `target` counting each connection's round trips in `counts` (connection number → count). */
 async function relay(target) {
   const counts = new Map();
   const transactions = [];
+  const transactionStatements = [];
   let next = 0;
   const server = createServer((client) => {
     const id = next++;
@@ -33,6 +35,9 @@ async function relay(target) {
     let buffer = Buffer.alloc(0);
     let started = false; // the startup message has no type byte
     let open = null; // round trips of the transaction open on this connection
+    const named = new Map(); // prepared statement name → its text (Parse is sent once per connection)
+    let pending = []; // the statements of the round trip being sent (until its Sync)
+    let opened = []; // the transaction's round trips, each its statements
     client.on('data', (chunk) => {
       upstream.write(chunk);
       buffer = Buffer.concat([buffer, chunk]);
@@ -51,13 +56,34 @@ async function relay(target) {
         const length = buffer.readInt32BE(1);
         if (buffer.length < length + 1) break;
         const type = String.fromCharCode(buffer[0]);
+        if (type === 'P') {
+          const end = buffer.indexOf(0, 5);
+          const name = buffer.toString('utf8', 5, end);
+          const text = buffer.toString('utf8', end + 1, buffer.indexOf(0, end + 1));
+          if (name) named.set(name, text);
+          else pending.push(text);
+        } else if (type === 'B') {
+          const portalEnd = buffer.indexOf(0, 5);
+          const name = buffer.toString('utf8', portalEnd + 1, buffer.indexOf(0, portalEnd + 1));
+          if (name) pending.push(named.get(name) ?? `(statement ${name})`);
+        }
         if (type === 'Q' || type === 'S') {
+          if (type === 'Q') pending.push(buffer.toString('utf8', 5, length).replace(/\0$/, ''));
+          const statements = pending;
+          pending = [];
           const text = type === 'Q' ? buffer.toString('utf8', 5, length).trim().toLowerCase() : '';
-          if (text.startsWith('begin')) open = 0;
+          if (text.startsWith('begin')) {
+            open = 0;
+            opened = [];
+          }
           if (open === null) counts.set(id, counts.get(id) + 1);
-          else open++;
+          else {
+            open++;
+            opened.push(statements);
+          }
           if (open !== null && (text.startsWith('commit') || text.startsWith('rollback'))) {
             transactions.push(open);
+            transactionStatements.push(opened);
             open = null;
           }
         }
@@ -71,7 +97,13 @@ async function relay(target) {
     upstream.on('error', () => client.destroy());
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { port: server.address().port, counts, transactions, close: () => server.close() };
+  return {
+    port: server.address().port,
+    counts,
+    transactions,
+    transactionStatements,
+    close: () => server.close(),
+  };
 }
 
 const database = await createDatabase('postgres', 'bench_round_trips');
@@ -118,6 +150,11 @@ try {
     log(
       `punch ${i} (${response.status} ${body.type}): transactions of ${ran.join(' and ')} round trips (BEGIN and COMMIT included); outside transactions: ${outside}`,
     );
+    if (show)
+      for (const trips of proxy.transactionStatements.slice(done))
+        trips.forEach((statements, n) =>
+          log(`  ${n + 1}. ${statements.map((t) => t.replace(/\s+/g, ' ').slice(0, 160)).join(' ; ')}`),
+        );
   }
 } finally {
   await api?.stop();

@@ -1,4 +1,5 @@
 import { inTransaction } from '../../src/modules/context.js';
+import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { requestFingerprint } from '../../src/modules/idempotency/service.js';
 import { secondKey } from '../support/api.js';
@@ -848,6 +849,73 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
         expect(replay.headers.get('idempotent-replayed')).toBe('true');
         expect(replay.text).toBe(retry.text);
       });
+
+      it('an expired record frees its key: the punch runs and its outcome replaces the record (issue 32: one upsert)', async () => {
+        const tenant = await berlin();
+        const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
+        await suite.server.database.db
+          .insertInto('idempotency_records')
+          .values({
+            company_id: tenant.fixture.companyId,
+            api_key_id: tenant.fixture.key.id,
+            idempotency_key: 'lapsed',
+            request_hash: 'a request of yesterday',
+            state: 'done',
+            response_status: 201,
+            response_body: '{"old":true}',
+            created_at: iso(suite.now - DAY - HOUR),
+            expires_at: iso(suite.now - HOUR),
+          })
+          .execute();
+        const fresh = await tenant.clock(body, { 'idempotency-key': 'lapsed' });
+        expect(fresh.status).toBe(201);
+        expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+        const replay = await tenant.clock(body, { 'idempotency-key': 'lapsed' });
+        expectReplay(replay, fresh, 201);
+        const records = await suite.server.database.db
+          .selectFrom('idempotency_records')
+          .select(['request_hash', 'response_body', 'expires_at'])
+          .where('idempotency_key', '=', 'lapsed')
+          .execute();
+        expect(records).toEqual([
+          {
+            request_hash: requestFingerprint('POST', EVENTS, body),
+            response_body: fresh.text,
+            expires_at: iso(suite.now + DAY),
+          },
+        ]);
+        expect(await suite.rows(tenant.employeeId)).toHaveLength(1);
+      });
+
+      it.runIf(_name === 'postgres')(
+        'a key whose lock another transaction holds: 409 idempotency_in_flight at once, nothing written',
+        async () => {
+          const tenant = await berlin();
+          const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
+          const lock = `idempotency|${tenant.fixture.companyId}|${tenant.fixture.key.id}|held`;
+          let release!: () => void;
+          const released = new Promise<void>((resolve) => (release = resolve));
+          let locked!: () => void;
+          const taken = new Promise<void>((resolve) => (locked = resolve));
+          const holder = suite.server.database.db.transaction().execute(async (tx) => {
+            await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(tx);
+            locked();
+            await released;
+          });
+          await taken;
+          try {
+            const busy = await tenant.clock(body, { 'idempotency-key': 'held' });
+            expect(busy.status).toBe(409);
+            expect(busy.body.error).toBe('idempotency_in_flight');
+            expect(await suite.rows(tenant.employeeId)).toHaveLength(0);
+          } finally {
+            release();
+            await holder;
+          }
+          const after = await tenant.clock(body, { 'idempotency-key': 'held' });
+          expect(after.status).toBe(201);
+        },
+      );
 
       it('two identical requests at once: one runs, the other is replayed or told it is in flight', async () => {
         const tenant = await berlin();

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../domain/errors.js';
 import { requirePrincipal } from './authenticate.js';
 import {
+  outcomeOf,
   type SettledWrite,
   settleWrite,
   storedProblem,
@@ -313,7 +314,7 @@ async function settleOne<B>(
       await point.release();
       return answered;
     }
-    const outcome = await item.write(tx, { detectDuplicates: context.detectDuplicates });
+    const outcome = outcomeOf(await item.write(tx, { detectDuplicates: context.detectDuplicates }));
     const body = serialize(outcome.body);
     if (scope) await storeOutcome(tx, scope, { status: outcome.status, body }, at);
     await point.release();

@@ -10,6 +10,9 @@ import {
   claimKey,
   claimKeyForLongWrite,
   finishLongWrite,
+  KEY_REPLAYED,
+  type KeyInWrite,
+  keyInWrite,
   purgeExpiredIdempotencyRecords,
   requestFingerprint,
   storeOutcome,
@@ -26,8 +29,20 @@ export interface WriteOutcome<B = unknown> {
   body: B;
 }
 
-/** A write of the public API, run inside the transaction it is given. */
-export type Write<B> = (tx: Tx, options: { detectDuplicates: boolean }) => Promise<WriteOutcome<B>>;
+/**
+ * A write of the public API, run inside the transaction it is given. `key`: given to a write that
+ * takes its Idempotency-Key's claim into its own statements (`takesKey`, see KeyInWrite).
+ */
+export type Write<B> = (
+  tx: Tx,
+  options: { detectDuplicates: boolean; key?: KeyInWrite },
+) => Promise<WriteOutcome<B> | typeof KEY_REPLAYED>;
+
+/** A write's outcome where no key was given to it (only a write given its key replays that key's answer). */
+export function outcomeOf<B>(written: WriteOutcome<B> | typeof KEY_REPLAYED): WriteOutcome<B> {
+  if (written === KEY_REPLAYED) throw new Error('a write replayed a key it was not given');
+  return written;
+}
 
 /**
  * Runs a write under the spec's idempotency rules and answers it. Without an `Idempotency-Key` (or on
@@ -44,13 +59,17 @@ export async function idempotentWrite<B>(
     owner?: { companyId: string; id: string };
     /** Called once per key for a fresh 4xx refusal, in the transaction that stores it (not the write's). */
     onRefused?: (tx: Tx, error: ApiError) => Promise<void>;
+    /** The write claims its key in its own statements (KeyInWrite; a keyed punch, issue 32). */
+    takesKey?: boolean;
   },
   write: Write<B>,
 ): Promise<FastifyReply> {
   const { database, now } = request.server.services.ctx;
   const key = readIdempotencyKey(request.headers);
   if (key === null || options.dryRun) {
-    const outcome = await database.transaction((tx) => write(tx, { detectDuplicates: key === null }));
+    const outcome = outcomeOf(
+      await database.transaction((tx) => write(tx, { detectDuplicates: key === null })),
+    );
     return reply.code(outcome.status).send(outcome.body);
   }
   // Whose keys these are: the token's principal, or (the console's web clock, issue 35) the person.
@@ -65,11 +84,19 @@ export async function idempotentWrite<B>(
   let answer: { status: number; body: string; replayed: boolean; headers?: Record<string, string> };
   try {
     answer = await database.transaction(async (tx) => {
+      if (options.takesKey) {
+        const key = keyInWrite(scope, at, (outcome) => {
+          reply.code(outcome.status);
+          return outcome.status === 204 ? '' : String(reply.serialize(outcome.body));
+        });
+        await write(tx, { detectDuplicates: false, key });
+        return key.answer();
+      }
       const claim = await claimKey(tx, scope, at);
       if (claim.kind === 'refused') throw claim.error;
       if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
       // The write: e.g. recordClockEvent(tx, …).
-      const outcome = await write(tx, { detectDuplicates: false });
+      const outcome = outcomeOf(await write(tx, { detectDuplicates: false }));
       reply.code(outcome.status);
       const body = outcome.status === 204 ? '' : String(reply.serialize(outcome.body));
       await storeOutcome(tx, scope, { status: outcome.status, body }, at);
@@ -152,7 +179,7 @@ async function writeUnkeyed<B>(
   problem: (error: ApiError) => string,
 ): Promise<SettledWrite> {
   try {
-    const outcome = await database.transaction((tx) => write(tx, writeOptions));
+    const outcome = outcomeOf(await database.transaction((tx) => write(tx, writeOptions)));
     return { status: outcome.status, body: serialize(outcome.body), replayed: false };
   } catch (error) {
     if (!(error instanceof ApiError) || error.status >= 500) throw error;
@@ -206,7 +233,7 @@ export async function settleWrite<B>(
         const claim = await claimKey(tx, scope, at);
         if (claim.kind === 'refused') throw claim.error;
         if (claim.kind === 'replay') return { status: claim.status, body: claim.body, replayed: true };
-        const outcome = await write(tx, { detectDuplicates: false });
+        const outcome = outcomeOf(await write(tx, { detectDuplicates: false }));
         const body = options.serialize(outcome.body);
         await storeOutcome(tx, scope, { status: outcome.status, body }, at);
         return { status: outcome.status, body, replayed: false };

@@ -3,6 +3,7 @@ import { type Actor, CLI_ACTOR } from '../context.js';
 import { type Executor, type Tx } from '../../platform/db/database.js';
 import { prepareQuery } from '../../platform/db/prepared.js';
 import { columnsOf, insertRows } from '../../platform/db/update-rows.js';
+import type { WritePlan } from '../../platform/db/write-plan.js';
 
 export interface AuditEntry {
   companyId: string | null;
@@ -46,10 +47,21 @@ export async function recordAudit(tx: Tx, entry: AuditEntry): Promise<void> {
   await insertAudit.executeWrite(tx, auditRow(entry));
 }
 
+/** An audit row as one write of a plan (a punch's writes in one statement, issue 32). */
+export function planAudit(plan: WritePlan, entry: AuditEntry): void {
+  const row = auditColumns(auditRow(entry));
+  plan.insert('audit_log', columnsOf([row]), row);
+}
+
 /** Several audit rows in multi-row statements (a batch of punches, issue 32), in order. */
 export async function recordAudits(tx: Tx, entries: AuditEntry[]): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.map(auditRow).map((p) => ({
+  const rows = entries.map(auditRow).map(auditColumns);
+  await insertRows(tx, 'audit_log', columnsOf(rows), rows);
+}
+
+function auditColumns(p: AuditRow) {
+  return {
     id: p.id,
     company_id: p.companyId,
     actor_type: p.actorType,
@@ -59,8 +71,7 @@ export async function recordAudits(tx: Tx, entries: AuditEntry[]): Promise<void>
     target_id: p.targetId,
     details: p.details,
     created_at: p.at,
-  }));
-  await insertRows(tx, 'audit_log', columnsOf(rows), rows);
+  };
 }
 
 function auditRow(entry: AuditEntry): AuditRow {

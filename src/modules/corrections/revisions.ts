@@ -1,4 +1,6 @@
 import type { Executor, Tx } from '../../platform/db/database.js';
+import { columnsOf } from '../../platform/db/update-rows.js';
+import type { WritePlan } from '../../platform/db/write-plan.js';
 import type { TimeEntryBreakRow, TimeEntryRow } from '../../platform/db/schema.js';
 import { totalHours } from '../time-tracking/punch-rules.js';
 import type { Actor } from '../context.js';
@@ -125,6 +127,12 @@ export interface NewRevision {
 /** Writes a revision (the caller wrote the entry's new version with its change). */
 export async function writeRevision(tx: Tx, revision: NewRevision): Promise<void> {
   await insertRevision(tx, revisionRow(revision));
+}
+
+/** A revision as one write of a plan (a punch's writes in one statement, issue 32). */
+export function planRevision(plan: WritePlan, revision: NewRevision): void {
+  const row = revisionRow(revision);
+  plan.insert('time_entry_revisions', columnsOf([row]), row);
 }
 
 /** Several revisions in multi-row statements (a batch of punches, issue 32). */

@@ -55,18 +55,79 @@ const lockBy = (column: 'e.id' | 'e.external_id') =>
 const lockById = lockBy('e.id');
 const lockByExternalId = lockBy('e.external_id');
 
+/*
+ * PostgreSQL, a keyed write (issue 32, item 3): the Idempotency-Key's lock tried first (as
+ * tryTransactionLock tries it; a MATERIALIZED CTE, evaluated once, before the rest), then, only if it
+ * was taken, the employee read and row-locked as lockBy does: one round trip for both locks. What the
+ * write reads next (the key's record, the punch's context) is read by a later statement, on a snapshot
+ * taken after both locks are held.
+ */
+const lockWithKeyBy = (column: 'e.id' | 'e.external_id') =>
+  prepareQuery((db, p: { companyId: string; value: string; keyLock: string }) =>
+    db
+      .with(
+        (cte) => cte('k').materialized(),
+        (qb) =>
+          qb.selectNoFrom(
+            sql<boolean>`pg_try_advisory_xact_lock(hashtextextended(${p.keyLock}, 0))`.as('key_locked'),
+          ),
+      )
+      .selectFrom('k')
+      .leftJoinLateral(
+        (eb) =>
+          eb
+            .selectFrom('employees as e')
+            .leftJoin('workplaces as w', 'w.id', 'e.workplace_id')
+            .select([
+              'e.id',
+              'e.external_id',
+              'e.workplace_id',
+              'e.status',
+              'w.time_zone as workplace_time_zone',
+            ])
+            .where(sql<boolean>`k.key_locked`)
+            .where('e.company_id', '=', p.companyId)
+            .where(column, '=', p.value)
+            .where('e.deleted_at', 'is', null)
+            .forUpdate('e')
+            .as('l'),
+        (join) => join.onTrue(),
+      )
+      .select([
+        'k.key_locked',
+        'l.id',
+        'l.external_id',
+        'l.workplace_id',
+        'l.status',
+        'l.workplace_time_zone',
+      ]),
+  );
+const lockWithKeyById = lockWithKeyBy('e.id');
+const lockWithKeyByExternalId = lockWithKeyBy('e.external_id');
+
 /**
  * The employee (by id or external id) with their workplace's zone, row-locked for the rest of the
  * transaction (see `rowLocks`): concurrent writes for one employee, from any instance, queue here.
+ * With `keyLock` (a keyed write): that lock is tried first, in the same round trip on PostgreSQL, and
+ * `keyBusy()` is thrown when another transaction holds it (the employee is then neither read nor locked).
  */
 export async function lockEmployeeWithZone(
   tx: Tx,
   companyId: string,
   by: { id: string } | { externalId: string },
+  keyLock?: { name: string; busy: () => Error },
 ): Promise<EmployeeWithZone | undefined> {
+  const value = 'id' in by ? by.id : by.externalId;
+  if (keyLock && rowLocks(tx)) {
+    const query = 'id' in by ? lockWithKeyById : lockWithKeyByExternalId;
+    const row = await query.executeTakeFirst(tx, { companyId, value, keyLock: keyLock.name });
+    if (row?.key_locked !== true) throw keyLock.busy();
+    if (row.id === null) return undefined;
+    return row as EmployeeWithZone;
+  }
   return 'id' in by
-    ? lockById.executeTakeFirst(tx, { companyId, value: by.id })
-    : lockByExternalId.executeTakeFirst(tx, { companyId, value: by.externalId });
+    ? lockById.executeTakeFirst(tx, { companyId, value })
+    : lockByExternalId.executeTakeFirst(tx, { companyId, value });
 }
 
 /**

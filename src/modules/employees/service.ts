@@ -64,13 +64,15 @@ export async function lockEmployeeForWrite(
   tx: Tx,
   companyId: string,
   selector: EmployeeSelector,
+  /** A keyed write's Idempotency-Key lock, tried with the employee's (see lockEmployeeWithZone). */
+  keyLock?: { name: string; busy: () => Error },
 ): Promise<EmployeeWithZone> {
   return resolveWith(
     tx,
     companyId,
     selector,
-    (_db, c, id) => lockEmployeeWithZone(tx, c, { id }),
-    (_db, c, externalId) => lockEmployeeWithZone(tx, c, { externalId }),
+    (_db, c, id) => lockEmployeeWithZone(tx, c, { id }, keyLock),
+    (_db, c, externalId) => lockEmployeeWithZone(tx, c, { externalId }, keyLock),
   );
 }
 

@@ -14,6 +14,8 @@ import {
 } from './queries.js';
 import { numberAfterCommit } from './sequencer.js';
 import { afterCommit, type Executor, serialWriters, type Tx } from '../../platform/db/database.js';
+import { columnsOf } from '../../platform/db/update-rows.js';
+import type { WritePlan } from '../../platform/db/write-plan.js';
 import { invalidCursor } from '../../shared/pages.js';
 
 /**
@@ -77,6 +79,42 @@ export async function appendEvents(tx: Tx, companyId: string, events: NewEvent[]
   );
 }
 
+/**
+ * appendEvents as writes of a plan (a punch's writes in one statement, issue 32): PostgreSQL, the
+ * unnumbered rows (numbered after the commit, as appendEvents says); SQLite, the company's next numbers
+ * taken now and the numbered rows.
+ */
+export async function planEvents(
+  tx: Tx,
+  plan: WritePlan,
+  companyId: string,
+  events: NewEvent[],
+  at: string,
+): Promise<void> {
+  if (events.length === 0) return;
+  const rows = events.map((event) => eventRow(companyId, event, at));
+  if (!serialWriters(tx)) {
+    for (const row of rows) plan.insert('pending_events', columnsOf([row]), row);
+    afterCommit(tx, numberAfterCommit);
+    return;
+  }
+  const first = await takeSequence(tx, companyId, events.length);
+  rows.forEach((row, i) => {
+    const numbered = { ...row, seq: first + i };
+    plan.insert('events', columnsOf([numbered]), numbered);
+  });
+}
+
+function eventRow(companyId: string, event: NewEvent, at: string) {
+  return {
+    company_id: companyId,
+    id: newId(),
+    type: event.type,
+    occurred_at: at,
+    data: JSON.stringify(event.data),
+  };
+}
+
 /** appendEvents for events of several instants (a batch of punches, issue 32), in order. */
 export async function appendEventsAt(
   tx: Tx,
@@ -84,13 +122,7 @@ export async function appendEventsAt(
   events: { event: NewEvent; at: string }[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map(({ event, at }) => ({
-    company_id: companyId,
-    id: newId(),
-    type: event.type,
-    occurred_at: at,
-    data: JSON.stringify(event.data),
-  }));
+  const rows = events.map(({ event, at }) => eventRow(companyId, event, at));
   if (!serialWriters(tx)) {
     await insertPendingEvents(tx, rows);
     afterCommit(tx, numberAfterCommit);

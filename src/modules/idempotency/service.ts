@@ -9,6 +9,7 @@ import {
 } from '../../platform/db/database.js';
 import { chunked, prepareQuery } from '../../platform/db/prepared.js';
 import { columnsOf, insertRows } from '../../platform/db/update-rows.js';
+import type { WritePlan } from '../../platform/db/write-plan.js';
 import { type IdempotencyRecordRow } from '../../platform/db/schema.js';
 
 /** Spec, Limits: a key's outcome is kept 24 hours. */
@@ -107,8 +108,7 @@ const insertRecord = prepareQuery(
  * of the same key for another request refuses it (422).
  */
 export async function claimKey(tx: Tx, scope: IdempotencyScope, now: number): Promise<KeyClaim> {
-  if (!(await tryTransactionLock(tx, `idempotency|${scope.companyId}|${scope.apiKeyId}|${scope.key}`)))
-    return { kind: 'refused', error: keyInFlight() };
+  if (!(await tryTransactionLock(tx, keyLockName(scope)))) return { kind: 'refused', error: keyInFlight() };
   const existing = await findRecord.executeTakeFirst(tx, scope);
   if (existing === undefined) return { kind: 'claimed' };
   const verdict = judgeRecord(existing, scope, now);
@@ -117,6 +117,73 @@ export async function claimKey(tx: Tx, scope: IdempotencyScope, now: number): Pr
     return { kind: 'claimed' };
   }
   return verdict;
+}
+
+/**
+ * A keyed write that takes its key's claim into its own statements (issue 32, item 3: a keyed punch in
+ * five round trips) instead of claimKey's two and storeOutcome's one: it tries the key's lock
+ * (`lockName`) in the statement of its first lock, throwing `busy()` when another transaction holds it;
+ * reads the key's record in its context statement (`ownerId`, `key`) and asks `admit` about it, before
+ * anything else it decides; and adds the stored outcome to its own writes (`store`). The same rules as
+ * claimKey and storeOutcome, in the same transaction: the answer is the same, byte for byte.
+ */
+export interface KeyInWrite {
+  lockName: string;
+  ownerId: string;
+  key: string;
+  busy: () => ApiError;
+  /**
+   * True: the key is free (or freed: its record is replaced by `store`), go on. False: the key's
+   * stored answer is replayed; the write stops and writes nothing. A refusal (409 in flight, 422
+   * reused) is thrown.
+   */
+  admit(record: IdempotencyRecordRow | undefined): boolean;
+  /** The write's answer stored with the key, as a write of the write's own plan. */
+  store(plan: WritePlan, outcome: { status: number; body: unknown }): void;
+}
+
+/** What a write that took its key returns when the key's stored answer is replayed instead (it wrote nothing). */
+export const KEY_REPLAYED = Symbol('key replayed');
+
+/** A KeyInWrite for `scope`; `answer()` is what the request answers once the write returned. */
+export function keyInWrite(
+  scope: IdempotencyScope,
+  now: number,
+  serialize: (outcome: { status: number; body: unknown }) => string,
+): KeyInWrite & { answer(): { status: number; body: string; replayed: boolean } } {
+  let answer: { status: number; body: string; replayed: boolean } | null = null;
+  let admitted = false;
+  return {
+    lockName: keyLockName(scope),
+    ownerId: scope.apiKeyId,
+    key: scope.key,
+    busy: keyInFlight,
+    admit(record) {
+      const verdict = record === undefined ? ({ kind: 'claimed' } as const) : judgeRecord(record, scope, now);
+      if (verdict.kind === 'refused') throw verdict.error;
+      if (verdict.kind === 'replay') {
+        answer = { status: verdict.status, body: verdict.body, replayed: true };
+        return false;
+      }
+      admitted = true;
+      return true;
+    },
+    store(plan, outcome) {
+      if (!admitted) throw new Error('a keyed write stored its outcome before its key was admitted');
+      const body = serialize(outcome);
+      planOutcome(plan, scope, { status: outcome.status, body }, now);
+      answer = { status: outcome.status, body, replayed: false };
+    },
+    answer() {
+      if (answer === null)
+        throw new Error('a keyed write returned without its key judged and its outcome stored');
+      return answer;
+    },
+  };
+}
+
+function keyLockName(scope: Pick<IdempotencyScope, 'companyId' | 'apiKeyId' | 'key'>): string {
+  return `idempotency|${scope.companyId}|${scope.apiKeyId}|${scope.key}`;
 }
 
 export function judgeRecord(
@@ -152,6 +219,31 @@ export async function storeOutcome(
   });
 }
 
+/**
+ * storeOutcome as one write of a plan (a keyed punch's writes in one statement, issue 32), replacing the
+ * key's record where one was freed (expired, or in flight and stale: judgeRecord), as claimKey's delete
+ * and storeOutcome's insert would.
+ */
+export function planOutcome(
+  plan: WritePlan,
+  scope: IdempotencyScope,
+  outcome: { status: number; body: string },
+  now: number,
+): void {
+  const row = {
+    company_id: scope.companyId,
+    api_key_id: scope.apiKeyId,
+    idempotency_key: scope.key,
+    request_hash: scope.requestHash,
+    state: 'done',
+    response_status: outcome.status,
+    response_body: outcome.body,
+    created_at: new Date(now).toISOString(),
+    expires_at: new Date(now + RETENTION_MS).toISOString(),
+  };
+  plan.upsert('idempotency_records', columnsOf([row]), row, ['company_id', 'api_key_id', 'idempotency_key']);
+}
+
 /*
  * A batch of writes decided as a set (issue 32): every key of the batch locked (as claimKey locks one)
  * and its record read in one statement each, judged in memory (judgeRecord), the records of freed
@@ -167,7 +259,7 @@ export async function readKeysForBatch(
   const records = new Map<string, IdempotencyRecordRow>();
   const distinct = [...new Set(keys)];
   if (distinct.length === 0) return records;
-  const names = distinct.map((key) => `idempotency|${caller.companyId}|${caller.apiKeyId}|${key}`);
+  const names = distinct.map((key) => keyLockName({ ...caller, key }));
   if (!(await tryTransactionLocks(tx, names))) return null;
   for (const chunk of chunked(distinct, 500)) {
     const rows = await tx

@@ -9,14 +9,8 @@ import type { Principal } from '../auth/service.js';
 import { type NewRevision, writeRevisions } from '../corrections/revisions.js';
 import { resolveAmong } from '../employees/service.js';
 import { appendEventsAt, type NewEvent } from '../events/service.js';
-import {
-  decidePunch,
-  duplicateAnswer,
-  duplicateOfBreak,
-  duplicateOfPunch,
-  duplicateWindow,
-  parsePunchInstant,
-} from './clock-event.js';
+import { decidePunch, parsePunchInstant } from './clock-event.js';
+import { duplicateAnswer, duplicateOfBreak, duplicateOfPunch, duplicateWindow } from './duplicate-punches.js';
 import { resolveToggle } from './punch-rules.js';
 import type { BreakRow } from './queries/breaks.js';
 import { ENTRY_COLUMNS } from './queries/entries.js';

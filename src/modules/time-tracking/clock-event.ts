@@ -2,31 +2,21 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { localizeInstant, type ParsedInstant } from '../../domain/time-zone.js';
 import type { Tx } from '../../platform/db/database.js';
 import type { Principal } from '../auth/service.js';
-import type { EmployeeForWrite } from '../employees/queries.js';
 import { decideBreakPunch, spansOf } from './breaks.js';
-import { type BreakRow, findEntryBreaks } from './queries/breaks.js';
+import { type BreakRow } from './queries/breaks.js';
+import { KEY_REPLAYED, type KeyInWrite } from '../idempotency/service.js';
 import { findPunchContext } from './queries/context.js';
-import { findDuplicateBreakPunch, findDuplicatePunch } from './queries/duplicates.js';
-import type { TimeEntryRow } from '../../platform/db/schema.js';
+import { replayDuplicate } from './duplicate-punches.js';
 import { evaluateClockOutAfterBreaks, sessionFigures } from './break-rules.js';
-import {
-  checkPunchWindow,
-  DUPLICATE_WINDOW_MS,
-  evaluateClockOut,
-  MAX_SESSION_MS,
-  resolveToggle,
-} from './punch-rules.js';
+import { checkPunchWindow, evaluateClockOut, resolveToggle } from './punch-rules.js';
 import {
   type ClockEventInput,
   type ENTRY_SOURCES,
   entryResult,
   punchSource,
   newEntry,
-  storedInstant,
-  storedPunch,
   timeEntryListItem,
   type WriteOutcome,
-  type WriteResult,
 } from './results.js';
 import {
   appendNotes,
@@ -49,28 +39,60 @@ import {
   stuckSessionHint,
 } from '../corrections/hooks.js';
 
+/** How a punch is recorded (see recordClockEvent). */
+export interface PunchOptions {
+  dryRun: boolean;
+  detectDuplicates: boolean;
+  source?: typeof ENTRY_SOURCES.webClock;
+  /** Review flags the punch adds to its entry (offline_punch, device_clock_skew): in its events too. */
+  reviewFlags?: string[];
+  /** The request's Idempotency-Key, claimed in the punch's own statements (see KeyInWrite). */
+  key?: KeyInWrite;
+  /** The answer as the request sends it (and a key stores it), when the caller changes it (forPrincipal). */
+  present?: (outcome: WriteOutcome) => WriteOutcome;
+}
+
 /**
  * POST /time-clock/events: one punch, in the caller's transaction. Resolve the instant (in its
  * window), lock the employee, answer a retry's duplicate with what it recorded, read the context in
- * one statement, let the pure rules decide what the punch is, and write it.
+ * one statement, let the pure rules decide what the punch is, and write it in one plan.
+ *
+ * A keyed punch (`key`, issue 32 item 3) is five round trips on PostgreSQL, BEGIN and COMMIT included:
+ * the key's lock and the employee's in one statement, the key's record with the context (and the open
+ * session's breaks) in the next, every write and the stored outcome in one statement.
  */
 export async function recordClockEvent(
   tx: Tx,
   now: number,
   principal: Principal,
   input: ClockEventInput,
-  options: {
-    dryRun: boolean;
-    detectDuplicates: boolean;
-    source?: typeof ENTRY_SOURCES.webClock;
-    /** Review flags the punch adds to its entry (offline_punch, device_clock_skew): in its events too. */
-    reviewFlags?: string[];
-  },
-): Promise<WriteOutcome> {
+  options: PunchOptions & { key?: undefined },
+): Promise<WriteOutcome>;
+export async function recordClockEvent(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: ClockEventInput,
+  options: PunchOptions,
+): Promise<WriteOutcome | typeof KEY_REPLAYED>;
+export async function recordClockEvent(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: ClockEventInput,
+  options: PunchOptions,
+): Promise<WriteOutcome | typeof KEY_REPLAYED> {
+  const key = options.key;
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
-  // Lock: concurrent punches for one employee (several instances on one PostgreSQL) queue here.
-  const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
+  // Lock: concurrent punches for one employee (several instances on one PostgreSQL) queue here; a
+  // keyed punch's key is locked in the same statement.
+  const { employee, zone } = await loadEmployeeContext(
+    tx,
+    principal,
+    input.employee,
+    key && { name: key.lockName, busy: key.busy },
+  );
   const punch = localizeInstant(parsed, zone);
   // Duplicate? A punch repeated within a minute answers what the first one recorded.
   if (options.detectDuplicates) {
@@ -86,14 +108,17 @@ export async function recordClockEvent(
     sessionStartedAfter: dayBefore(dayBefore(punch.utcIso)),
     companyId: principal.companyId,
     workplaceId: employee.workplace_id ?? '',
+    keyOwnerId: key?.ownerId ?? '',
+    key: key?.key ?? '',
   });
+  // The key's record, read with the context: a retry replays its stored answer, writing nothing.
+  if (key && !key.admit(context.keyRecord)) return KEY_REPLAYED;
   assertBusinessRules(employee, context.scheduleId, punch.workDate);
   // Decide: what the punch is (a toggle becomes a clock-in or a clock-out), then the rules of that.
   const open = context.open;
   const effective =
     input.type === 'toggle' ? resolveToggle(open?.work_date ?? null, punch.workDate) : input.type;
-  const breaks =
-    open && context.openHasBreaks && effective !== 'clock_in' ? await findEntryBreaks(tx, open.id) : [];
+  const breaks = open && effective !== 'clock_in' ? context.openBreaks : [];
   // Write.
   const write: PunchWrite = {
     principal,
@@ -108,7 +133,13 @@ export async function recordClockEvent(
     reviewFlags: options.reviewFlags ?? [],
   };
   const decision = decidePunch(write, effective);
-  await applyPunchEffects(tx, principal, decision.effects);
+  await applyPunchEffects(
+    tx,
+    principal,
+    decision.effects,
+    key &&
+      ((plan) => key.store(plan, options.present ? options.present(decision.outcome) : decision.outcome)),
+  );
   return decision.outcome;
 }
 
@@ -153,84 +184,6 @@ export function parsePunchInstant(occurredAt: string, now: number): ParsedInstan
       },
     ]);
   return parsed;
-}
-
-/**
- * The one duplicate check: the same punch (type, caller, instant within a minute) already recorded
- * answers 200 with what it recorded, localised as it was stored. Null when there is none.
- */
-async function replayDuplicate(
-  tx: Tx,
-  principal: Principal,
-  employee: EmployeeForWrite,
-  sentType: ClockEventInput['type'],
-  epochMs: number,
-  dryRun: boolean,
-): Promise<WriteOutcome | null> {
-  const window = duplicateWindow(employee.id, sentType, principal.id, epochMs);
-  let found: DuplicateFound | null = null;
-  if (sentType === 'break_start' || sentType === 'break_end') {
-    const duplicate = await findDuplicateBreakPunch(tx, window);
-    if (duplicate) found = duplicateOfBreak(sentType, duplicate);
-  } else {
-    const duplicate = await findDuplicatePunch(tx, window);
-    if (duplicate) found = duplicateOfPunch(duplicate);
-  }
-  return found ? duplicateAnswer(found, employee, dryRun) : null;
-}
-
-/** The window a duplicate of a punch is looked for in (see queries/duplicates.ts). */
-export function duplicateWindow(employeeId: string, sentType: string, callerId: string, epochMs: number) {
-  return {
-    employeeId,
-    sentType,
-    callerId,
-    from: new Date(epochMs - DUPLICATE_WINDOW_MS).toISOString(),
-    to: new Date(epochMs + DUPLICATE_WINDOW_MS).toISOString(),
-    startedAfter: new Date(epochMs - DUPLICATE_WINDOW_MS - MAX_SESSION_MS).toISOString(),
-  };
-}
-
-interface DuplicateFound {
-  entry: Parameters<typeof storedPunch>[0];
-  type: WriteResult['type'];
-  punched: ReturnType<typeof storedPunch>;
-}
-
-export function duplicateOfBreak(
-  sentType: 'break_start' | 'break_end',
-  duplicate: { entry: TimeEntryRow; brk: BreakRow; matched: 'start' | 'end' },
-): DuplicateFound {
-  const { entry, brk, matched } = duplicate;
-  const punched =
-    matched === 'start'
-      ? storedInstant(entry, brk.start_at, brk.start_time)
-      : storedInstant(entry, brk.end_at!, brk.end_time!);
-  return { entry, type: sentType, punched };
-}
-
-export function duplicateOfPunch(duplicate: {
-  entry: TimeEntryRow;
-  matched: 'start' | 'end';
-}): DuplicateFound {
-  const { entry, matched } = duplicate;
-  return {
-    entry,
-    type: matched === 'start' ? 'clock_in' : 'clock_out',
-    punched: storedPunch(entry, matched),
-  };
-}
-
-/** A duplicate answers 200 with what it recorded; a dry run that meets one still wrote nothing and says so. */
-export function duplicateAnswer(
-  found: DuplicateFound,
-  employee: EmployeeForWrite,
-  dryRun: boolean,
-): WriteOutcome {
-  return {
-    status: 200,
-    body: entryResult(found.entry, employee, found.type, found.punched, dryRun, found.entry.id),
-  };
 }
 
 /** A clock-in opens a session: none may be open, the day must be open, no entry may cover the instant. */

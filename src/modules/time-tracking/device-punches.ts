@@ -1,5 +1,10 @@
 import { ApiError } from '../../domain/errors.js';
+import type { Tx } from '../../platform/db/database.js';
 import { type Principal } from '../auth/service.js';
+import { flagSkewedPunch, skewFlags } from '../devices/sync.js';
+import { KEY_REPLAYED, type KeyInWrite } from '../idempotency/service.js';
+import { recordClockEvent } from './clock-event.js';
+import type { ClockEventInput, WriteOutcome } from './results.js';
 
 /* What a kiosk device's punches (issue 35) are held to on the public punch routes. */
 
@@ -32,4 +37,26 @@ export function forPrincipal<O extends { body: { employee: { externalId: string 
 ): O {
   if (principal.kind !== 'device') return outcome;
   return { ...outcome, body: { ...outcome.body, employee: { ...outcome.body.employee, externalId: null } } };
+}
+
+/**
+ * POST /time-clock/events' write: the punch (recordClockEvent) as the principal is answered (a device's
+ * answer without the external id, also as its key stores it), a skewed device clock's flag on the entry.
+ */
+export async function punchAsAnswered(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  body: ClockEventInput,
+  options: { dryRun: boolean; detectDuplicates: boolean; key?: KeyInWrite; clockOffset: number | null },
+): Promise<WriteOutcome | typeof KEY_REPLAYED> {
+  const { clockOffset, ...rest } = options;
+  const outcome = await recordClockEvent(tx, now, principal, body, {
+    ...rest,
+    reviewFlags: skewFlags(clockOffset),
+    present: (written) => forPrincipal(principal, written),
+  });
+  if (outcome === KEY_REPLAYED) return outcome;
+  await flagSkewedPunch(tx, clockOffset, outcome);
+  return forPrincipal(principal, outcome);
 }

@@ -31,7 +31,13 @@ import { clockStatus } from './status.js';
 import { createShift } from './shift.js';
 import { listTimeEntries } from './entries.js';
 import { recordClockEvent } from './clock-event.js';
-import { byBadgeOnly, deviceEvent, forPrincipal, refuseDeviceDryRun } from './device-punches.js';
+import {
+  byBadgeOnly,
+  deviceEvent,
+  forPrincipal,
+  punchAsAnswered,
+  refuseDeviceDryRun,
+} from './device-punches.js';
 import { type Principal } from '../auth/service.js';
 import { type AppContext } from '../context.js';
 import type { FastifyRequest } from 'fastify';
@@ -132,15 +138,9 @@ function recordClockEventRoute(
       if (badgeOnly) await assertBadgesOpen(services.ctx, principal.id);
       const device = { companyId: principal.companyId, deviceId: principal.id };
       try {
-        const answer = await idempotentWrite(request, reply, { dryRun }, async (tx, { detectDuplicates }) => {
-          const outcome = await recordClockEvent(tx, services.ctx.now(), principal, body, {
-            dryRun,
-            detectDuplicates,
-            reviewFlags: skewFlags(clockOffset),
-          });
-          await flagSkewedPunch(tx, clockOffset, outcome);
-          return forPrincipal(principal, outcome);
-        });
+        const answer = await idempotentWrite(request, reply, { dryRun, takesKey: true }, (tx, options) =>
+          punchAsAnswered(tx, services.ctx.now(), principal, body, { dryRun, clockOffset, ...options }),
+        );
         // A stored 404 replayed under its key is an unknown badge tried again.
         if (badgeOnly && reply.statusCode === 404) await recordUnknownBadges(services.ctx, device, 1);
         return answer;

@@ -1,21 +1,23 @@
 import { ApiError, validationError } from '../../domain/errors.js';
 import { type ParsedInstant, parseInstantWithOffset, type LocalizedInstant } from '../../domain/time-zone.js';
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
-import { type AuditEntry, recordAudit } from '../audit/queries.js';
+import { WritePlan } from '../../platform/db/write-plan.js';
+import { type AuditEntry, planAudit, recordAudit } from '../audit/queries.js';
 import type { Principal } from '../auth/service.js';
 import { type EmployeeSelector, lockEmployeeForWrite } from '../employees/service.js';
 import type { EmployeeForWrite, EmployeeWithZone } from '../employees/queries.js';
-import { appendEvents, type NewEvent } from '../events/service.js';
-import { type BreakClosing, type BreakRow, closeOpenBreak, insertBreak } from './queries/breaks.js';
+import { appendEvents, type NewEvent, planEvents } from '../events/service.js';
+import { type BreakClosing, type BreakRow, planCloseOpenBreak, planInsertBreak } from './queries/breaks.js';
 import type { PunchContext } from './queries/context.js';
 import {
-  completeSession,
   type EntryValues,
   insertTimeEntry,
+  planCompleteSession,
+  planInsertEntry,
+  planUpdateOpenSession,
   type SessionClosing,
-  updateOpenSession,
 } from './queries/entries.js';
-import { type NewRevision, writeRevision } from '../corrections/revisions.js';
+import { type NewRevision, planRevision } from '../corrections/revisions.js';
 import { MAX_SESSION_MS } from './punch-rules.js';
 import type { ClockEventInput, newEntry, WriteOutcome } from './results.js';
 
@@ -77,8 +79,15 @@ export async function loadEmployeeContext(
   tx: Tx,
   principal: Principal,
   selector: EmployeeSelector,
+  /** A keyed punch's key lock, tried in the same statement (see lockEmployeeWithZone). */
+  keyLock?: { name: string; busy: () => Error },
 ): Promise<{ employee: EmployeeForWrite; zone: string | null }> {
-  const found = await lockEmployeeForWrite(tx, principal.companyId, employeeLookup(principal, selector));
+  const found = await lockEmployeeForWrite(
+    tx,
+    principal.companyId,
+    employeeLookup(principal, selector),
+    keyLock,
+  );
   return employeeForPrincipal(principal, selector, found);
 }
 
@@ -203,42 +212,63 @@ export interface PunchDecision {
   effects: PunchEffect[];
 }
 
-/** The single endpoint's writes of a decided punch: one statement each, in order. */
-export async function applyPunchEffects(tx: Tx, principal: Principal, effects: PunchEffect[]): Promise<void> {
+/**
+ * The single endpoint's writes of a decided punch, with what the caller adds (`also`: a keyed punch's
+ * stored outcome), as one plan (platform/db/write-plan.ts): one statement on PostgreSQL, one statement
+ * each, in order, on SQLite. A unique index refusing the new open session or break is the refusal the
+ * rules would have given had they seen the concurrent write (they cannot: the employee is locked).
+ */
+export async function applyPunchEffects(
+  tx: Tx,
+  principal: Principal,
+  effects: PunchEffect[],
+  also?: (plan: WritePlan) => void,
+): Promise<void> {
+  const plan = new WritePlan();
+  let requiredClose: number | null = null;
   for (const effect of effects) {
     switch (effect.kind) {
       case 'insertEntry':
-        await insertOpenSession(tx, effect.entry);
+        planInsertEntry(plan, effect.entry);
         break;
       case 'insertBreak':
-        try {
-          await insertBreak(tx, effect.row);
-        } catch (error) {
-          if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entry_breaks'))
-            throw new ApiError('already_on_break', 'a break is already in progress');
-          throw error;
-        }
+        planInsertBreak(plan, effect.row);
         break;
-      case 'closeBreak': {
-        const closed = await closeOpenBreak(tx, effect.closing);
-        if (effect.required && closed !== 1)
-          throw new ApiError('not_on_break', 'the employee has no break in progress to end');
+      case 'closeBreak':
+        if (effect.required) requiredClose = plan.size;
+        planCloseOpenBreak(plan, effect.closing);
         break;
-      }
       case 'completeSession':
-        await completeSession(tx, effect.id, effect.patch);
+        planCompleteSession(plan, effect.id, effect.patch);
         break;
       case 'updateOpenSession':
-        await updateOpenSession(tx, effect.id, effect.patch);
+        planUpdateOpenSession(plan, effect.id, effect.patch);
         break;
       case 'revision':
-        await writeRevision(tx, effect.revision);
+        planRevision(plan, effect.revision);
         break;
       case 'change':
-        await recordEntryChange(tx, principal, effect.at, effect.change);
+        planAudit(plan, entryChangeAudit(principal, effect.at, effect.change));
+        await planEvents(tx, plan, principal.companyId, [effect.change.event], effect.at);
         break;
     }
   }
+  also?.(plan);
+  let written: number[];
+  try {
+    written = await plan.run(tx);
+  } catch (error) {
+    if (isUniqueViolation(error)) {
+      const target = uniqueViolationTarget(error);
+      if (target.includes('time_entry_breaks') && effects.some((e) => e.kind === 'insertBreak'))
+        throw new ApiError('already_on_break', 'a break is already in progress');
+      if (target.includes('time_entries') && effects.some((e) => e.kind === 'insertEntry'))
+        throw new ApiError('already_clocked_in', 'a session is already open');
+    }
+    throw error;
+  }
+  if (requiredClose !== null && written[requiredClose] !== 1)
+    throw new ApiError('not_on_break', 'the employee has no break in progress to end');
 }
 
 /** The partial unique index on open sessions is the last word on "one open session per employee". */

@@ -1,5 +1,6 @@
 import { type Executor, type Tx } from '../../../platform/db/database.js';
 import { prepareQuery } from '../../../platform/db/prepared.js';
+import type { WritePlan } from '../../../platform/db/write-plan.js';
 import { type TimeEntryBreakRow } from '../../../platform/db/schema.js';
 
 /*
@@ -42,7 +43,7 @@ export async function findBreaksOfEntries(
   return byEntry;
 }
 
-const BREAK_COLUMNS = [
+export const BREAK_COLUMNS = [
   'id',
   'company_id',
   'employee_id',
@@ -64,6 +65,26 @@ const insertBreakQuery = prepareQuery((db, p: BreakRow) =>
     .insertInto('time_entry_breaks')
     .values(Object.fromEntries(BREAK_COLUMNS.map((c) => [c, p[c]])) as unknown as BreakRow),
 );
+
+/** insertBreak as one write of a plan (a punch's writes in one statement, issue 32). */
+export function planInsertBreak(plan: WritePlan, row: BreakRow): void {
+  plan.insert('time_entry_breaks', BREAK_COLUMNS, row);
+}
+
+/** closeOpenBreak as one write of a plan: the plan's run says how many breaks it ended (0 or 1). */
+export function planCloseOpenBreak(plan: WritePlan, closing: BreakClosing): void {
+  plan.update(
+    'time_entry_breaks',
+    {
+      end_at: closing.end_at,
+      end_time: closing.end_time,
+      end_event: closing.end_event,
+      closed_by_id: closing.closed_by_id,
+      updated_at: closing.updated_at,
+    },
+    { time_entry_id: closing.entryId, end_at: null },
+  );
+}
 
 /** A new (open) break. A second open break of the entry fails here (partial unique index). */
 export async function insertBreak(tx: Tx, row: BreakRow): Promise<void> {

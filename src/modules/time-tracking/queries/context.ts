@@ -1,8 +1,11 @@
 import { sql } from 'kysely';
+import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
+import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
+import { BREAK_COLUMNS, type BreakRow } from './breaks.js';
 import { OPEN } from './entries.js';
-import { type Executor } from '../../../platform/db/database.js';
+import { type Executor, isPostgres } from '../../../platform/db/database.js';
 import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
-import { type TimeEntryRow } from '../../../platform/db/schema.js';
+import { type IdempotencyRecordRow, type TimeEntryRow } from '../../../platform/db/schema.js';
 
 /*
  * What a punch or a shift is decided on, read in one statement each: the schedule in force, the open
@@ -60,7 +63,30 @@ export interface PunchContext {
   openClosedPeriod: string | null;
 }
 
+/**
+ * What the single endpoint's context statement reads besides (issue 32, item 3: a keyed punch in five
+ * round trips): the open session's breaks, and the record of the request's Idempotency-Key, if any.
+ */
+export interface PunchContextRead extends PunchContext {
+  /** The open session's breaks, oldest first (none without an open session). */
+  openBreaks: BreakRow[];
+  /** The key's stored record (see idempotency/service.ts, judgeRecord); undefined without one. */
+  keyRecord: IdempotencyRecordRow | undefined;
+}
+
+const KEY_COLUMNS = [
+  'request_hash',
+  'state',
+  'response_status',
+  'response_body',
+  'created_at',
+  'expires_at',
+] as const satisfies readonly (keyof IdempotencyRecordRow)[];
+
 type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
+  [K in (typeof KEY_COLUMNS)[number] as `key_${K}`]: IdempotencyRecordRow[K] | null;
+} & {
+  open_breaks: BreakRow[] | string;
   effective_schedule_id: string | null;
   punch_day_locked: unknown;
   open_day_locked: unknown;
@@ -124,62 +150,81 @@ const openSessionDay = () => sql<string>`t.work_date`;
 function punchContext(db: Executor, p: PunchContextInput) {
   const { employeeId, workDate, instant, startedAfter, sessionStartedAfter } = p;
   const scope = { companyId: p.companyId, workplaceId: p.workplaceId };
-  return db
-    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
-    .leftJoin('time_entries as t', (join) =>
-      join.on('t.employee_id', '=', employeeId).on('t.status', '=', OPEN),
-    )
-    .select(OPEN_SESSION_COLUMNS.map((column) => `t.${column}` as const))
-    .select((eb) => [
-      scheduleInForce(db, employeeId, workDate),
-      eb
-        .exists(
+  const jsonArrayFrom = isPostgres(db) ? postgresJsonArrayFrom : sqliteJsonArrayFrom;
+  return (
+    db
+      .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
+      .leftJoin('time_entries as t', (join) =>
+        join.on('t.employee_id', '=', employeeId).on('t.status', '=', OPEN),
+      )
+      // The key's record (its primary key; '' names none: a key is never empty).
+      .leftJoin('idempotency_records as r', (join) =>
+        join
+          .on('r.company_id', '=', p.companyId)
+          .on('r.api_key_id', '=', p.keyOwnerId)
+          .on('r.idempotency_key', '=', p.key),
+      )
+      .select(OPEN_SESSION_COLUMNS.map((column) => `t.${column}` as const))
+      .select(KEY_COLUMNS.map((column) => `r.${column} as key_${column}` as const))
+      .select((eb) => [
+        jsonArrayFrom(
           eb
-            .selectFrom('confirmed_days')
-            .select('work_date')
-            .where('employee_id', '=', employeeId)
-            .where('work_date', '=', workDate),
-        )
-        .as('punch_day_locked'),
-      eb
-        .exists(
-          eb
-            .selectFrom('confirmed_days as d')
-            .select('d.work_date')
-            .where('d.employee_id', '=', employeeId)
-            .whereRef('d.work_date', '=', 't.work_date'),
-        )
-        .as('open_day_locked'),
-      eb
-        .selectFrom('time_entries as c')
-        .select('c.id')
-        .where('c.employee_id', '=', employeeId)
-        .where('c.start_at', '>', startedAfter)
-        .where('c.start_at', '<=', instant)
-        .where('c.status', '!=', OPEN)
-        .where('c.end_at', '>', instant)
-        .limit(ONE_ROW)
-        .as('covering_id'),
-      // Like the covering entry: an entry with an end. The open session is the employee's only
-      // one without (partial unique index).
-      eb
-        .selectFrom('time_entries as s')
-        .select('s.id')
-        .where('s.employee_id', '=', employeeId)
-        .where('s.start_at', '>', sessionStartedAfter)
-        .where('s.start_at', '<', instant)
-        .whereRef('s.end_at', '>', 't.start_at')
-        .whereRef('s.id', '!=', 't.id')
-        .limit(ONE_ROW)
-        .as('swallowed_id'),
-      eb
-        .exists(
-          eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
-        )
-        .as('open_has_breaks'),
-      closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
-      closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
-    ]);
+            .selectFrom('time_entry_breaks as b')
+            .select(BREAK_COLUMNS.map((column) => `b.${column}` as const))
+            .whereRef('b.time_entry_id', '=', 't.id')
+            .orderBy('b.start_at')
+            .orderBy('b.id'),
+        ).as('open_breaks'),
+        scheduleInForce(db, employeeId, workDate),
+        eb
+          .exists(
+            eb
+              .selectFrom('confirmed_days')
+              .select('work_date')
+              .where('employee_id', '=', employeeId)
+              .where('work_date', '=', workDate),
+          )
+          .as('punch_day_locked'),
+        eb
+          .exists(
+            eb
+              .selectFrom('confirmed_days as d')
+              .select('d.work_date')
+              .where('d.employee_id', '=', employeeId)
+              .whereRef('d.work_date', '=', 't.work_date'),
+          )
+          .as('open_day_locked'),
+        eb
+          .selectFrom('time_entries as c')
+          .select('c.id')
+          .where('c.employee_id', '=', employeeId)
+          .where('c.start_at', '>', startedAfter)
+          .where('c.start_at', '<=', instant)
+          .where('c.status', '!=', OPEN)
+          .where('c.end_at', '>', instant)
+          .limit(ONE_ROW)
+          .as('covering_id'),
+        // Like the covering entry: an entry with an end. The open session is the employee's only
+        // one without (partial unique index).
+        eb
+          .selectFrom('time_entries as s')
+          .select('s.id')
+          .where('s.employee_id', '=', employeeId)
+          .where('s.start_at', '>', sessionStartedAfter)
+          .where('s.start_at', '<', instant)
+          .whereRef('s.end_at', '>', 't.start_at')
+          .whereRef('s.id', '!=', 't.id')
+          .limit(ONE_ROW)
+          .as('swallowed_id'),
+        eb
+          .exists(
+            eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
+          )
+          .as('open_has_breaks'),
+        closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
+        closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
+      ])
+  );
 }
 
 /**
@@ -201,14 +246,24 @@ interface PunchContextInput {
   /** The company and the employee's workplace ('' for none), whose closed periods count. */
   companyId: string;
   workplaceId: string;
+  /** A keyed write: who sent the key (the API key, device or person), and the key; '' and '' for none. */
+  keyOwnerId: string;
+  key: string;
 }
 
 const punchContextQuery = prepareQuery((db, p: PunchContextInput) => punchContext(db, p));
 
-export async function findPunchContext(db: Executor, input: PunchContextInput): Promise<PunchContext> {
+export async function findPunchContext(db: Executor, input: PunchContextInput): Promise<PunchContextRead> {
   const row = (await punchContextQuery.executeTakeFirst(db, input)) as PunchContextRow | undefined;
   if (!row) throw new Error('punch context query returned no row');
   const {
+    key_request_hash,
+    key_state,
+    key_response_status,
+    key_response_body,
+    key_created_at,
+    key_expires_at,
+    open_breaks,
     effective_schedule_id,
     punch_day_locked,
     open_day_locked,
@@ -229,6 +284,23 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     openHasBreaks: open.id !== null && truthy(open_has_breaks),
     punchClosedPeriod: punch_closed_period,
     openClosedPeriod: open.id === null ? null : open_closed_period,
+    // SQLite answers JSON as text, PostgreSQL (pg) parsed.
+    openBreaks:
+      open.id === null ? [] : typeof open_breaks === 'string' ? JSON.parse(open_breaks) : open_breaks,
+    keyRecord:
+      key_request_hash === null
+        ? undefined
+        : {
+            company_id: input.companyId,
+            api_key_id: input.keyOwnerId,
+            idempotency_key: input.key,
+            request_hash: key_request_hash,
+            state: key_state!,
+            response_status: key_response_status,
+            response_body: key_response_body,
+            created_at: key_created_at!,
+            expires_at: key_expires_at!,
+          },
   };
 }
 

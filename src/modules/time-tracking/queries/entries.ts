@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { type Executor, type Tx } from '../../../platform/db/database.js';
+import type { WritePlan } from '../../../platform/db/write-plan.js';
 import { boundLimit, prepareQuery } from '../../../platform/db/prepared.js';
 import { type NewTimeEntry, type TimeEntryRow } from '../../../platform/db/schema.js';
 
@@ -48,6 +49,58 @@ const insertEntryQuery = prepareQuery((db, p: EntryValues) =>
     .insertInto('time_entries')
     .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, p[c]])) as unknown as NewTimeEntry),
 );
+
+/** insertTimeEntry as one write of a plan (a punch's writes in one statement, issue 32). */
+export function planInsertEntry(plan: WritePlan, entry: EntryValues): void {
+  plan.insert('time_entries', ENTRY_COLUMNS, entry);
+}
+
+/** completeSession as one write of a plan. */
+export function planCompleteSession(plan: WritePlan, id: string, p: SessionClosing): void {
+  plan.update(
+    'time_entries',
+    {
+      break_minutes: p.break_minutes,
+      end_at: p.end_at,
+      end_time: p.end_time,
+      ends_next_day: p.ends_next_day,
+      net_seconds: p.net_seconds,
+      status: p.status,
+      notes: p.notes,
+      note: p.note,
+      clock_out_event: p.clock_out_event,
+      closed_by_id: p.closed_by_id,
+      updated_at: p.updated_at,
+      version: p.version,
+    },
+    { id },
+  );
+}
+
+/** updateOpenSession as one write of a plan. */
+export function planUpdateOpenSession(
+  plan: WritePlan,
+  id: string,
+  p: {
+    breakMinutes: number | null;
+    notes: string | null;
+    note: string | null;
+    updatedAt: string;
+    version: number;
+  },
+): void {
+  plan.update(
+    'time_entries',
+    {
+      break_minutes: p.breakMinutes,
+      notes: p.notes,
+      note: p.note,
+      updated_at: p.updatedAt,
+      version: p.version,
+    },
+    { id },
+  );
+}
 
 /** A new entry (an open session, or a completed shift). A second open session fails here (partial unique index). */
 export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void> {

@@ -1,0 +1,134 @@
+import { CompiledQuery } from 'kysely';
+import { isPostgres, type Tx } from './database.js';
+import { type Column, type Table } from './update-rows.js';
+
+/*
+ * Issue 32, item 3: the writes of one decided change (a punch: its entry, revision, audit row, event
+ * and the key's stored outcome) as ONE statement on PostgreSQL, each write a data-modifying CTE of
+ * `WITH w0 AS (INSERT … RETURNING 1), w1 AS (UPDATE … RETURNING 1) SELECT (SELECT count(*) FROM w0) …`:
+ * one round trip instead of one per row. The SQL is written here from the plan's tables, columns and
+ * conditions (never from another statement's text), every value bound. On SQLite, which has no round
+ * trips (in-process calls) and no data-modifying CTEs, the same writes run one statement each, in order.
+ *
+ * What PostgreSQL's form requires of a plan, and `run` checks: the sub-statements of one statement run
+ * on one snapshot in no defined order and cannot see each other's rows, so no two writes of a plan may
+ * touch the same table (a plan that would is run one statement each, as on SQLite). Foreign keys and
+ * unique indexes are checked as for separate statements: a unique violation fails the statement.
+ */
+type Bind = (value: unknown) => string;
+
+interface PlannedWrite {
+  table: string;
+  text(bind: Bind): string;
+}
+
+/** Names are interpolated into the SQL: the code's own, and checked all the same. */
+const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
+
+function name(identifier: string): string {
+  if (!IDENTIFIER.test(identifier))
+    throw new Error(`not a table or column name: ${JSON.stringify(identifier)}`);
+  return `"${identifier}"`;
+}
+
+export class WritePlan {
+  private readonly writes: PlannedWrite[] = [];
+
+  /** A row inserted into `table` (`columns` of `row`; a missing value is NULL). */
+  insert<T extends Table>(table: T, columns: readonly Column<T>[], row: object): void {
+    const values = row as Record<string, unknown>;
+    this.writes.push({
+      table,
+      text: (bind) =>
+        `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
+          .map((column) => bind(values[column] ?? null))
+          .join(', ')})`,
+    });
+  }
+
+  /**
+   * A row inserted into `table`, or, when a row with the same `conflict` columns exists, that row's
+   * other `columns` set to the new row's values (INSERT … ON CONFLICT DO UPDATE, on both databases).
+   */
+  upsert<T extends Table>(
+    table: T,
+    columns: readonly Column<T>[],
+    row: object,
+    conflict: readonly Column<T>[],
+  ): void {
+    const values = row as Record<string, unknown>;
+    const updated = columns.filter((column) => !conflict.includes(column));
+    this.writes.push({
+      table,
+      text: (bind) =>
+        `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
+          .map((column) => bind(values[column] ?? null))
+          .join(', ')}) on conflict (${conflict.map(name).join(', ')}) do update set ${updated
+          .map((column) => `${name(column)} = excluded.${name(column)}`)
+          .join(', ')}`,
+    });
+  }
+
+  /**
+   * The rows of `table` matching `where` (each column equal to its value; null: IS NULL) given the
+   * values of `set`. `run` answers how many rows it changed.
+   */
+  update<T extends Table>(
+    table: T,
+    set: Partial<Record<Column<T>, unknown>>,
+    where: Partial<Record<Column<T>, unknown>>,
+  ): void {
+    const assignments = Object.entries(set);
+    const conditions = Object.entries(where);
+    if (assignments.length === 0 || conditions.length === 0)
+      throw new Error('an update needs values to set and a condition');
+    this.writes.push({
+      table,
+      text: (bind) =>
+        `update ${name(table)} set ${assignments
+          .map(([column, value]) => `${name(column)} = ${bind(value ?? null)}`)
+          .join(', ')} where ${conditions
+          .map(([column, value]) =>
+            value === null ? `${name(column)} is null` : `${name(column)} = ${bind(value)}`,
+          )
+          .join(' and ')}`,
+    });
+  }
+
+  get size(): number {
+    return this.writes.length;
+  }
+
+  /** Runs the plan in `tx`: the rows each write changed, in the plan's order. */
+  async run(tx: Tx): Promise<number[]> {
+    if (this.writes.length === 0) return [];
+    const tables = new Set(this.writes.map((write) => write.table));
+    if (isPostgres(tx) && this.writes.length > 1 && tables.size === this.writes.length)
+      return this.runAsOneStatement(tx);
+    const counts: number[] = [];
+    for (const write of this.writes) {
+      const parameters: unknown[] = [];
+      const text = write.text((value) => {
+        parameters.push(value);
+        return isPostgres(tx) ? `$${parameters.length}` : '?';
+      });
+      const result = await tx.executeQuery(CompiledQuery.raw(text, parameters));
+      counts.push(Number(result.numAffectedRows ?? 0n));
+    }
+    return counts;
+  }
+
+  private async runAsOneStatement(tx: Tx): Promise<number[]> {
+    const parameters: unknown[] = [];
+    const bind = (value: unknown) => {
+      parameters.push(value);
+      return `$${parameters.length}`;
+    };
+    const ctes = this.writes.map((write, i) => `w${i} as (${write.text(bind)} returning 1)`);
+    const counts = this.writes.map((_write, i) => `(select count(*) from w${i}) as w${i}`);
+    const text = `with ${ctes.join(', ')} select ${counts.join(', ')}`;
+    const { rows } = await tx.executeQuery<Record<string, unknown>>(CompiledQuery.raw(text, parameters));
+    const row = rows[0] ?? {};
+    return this.writes.map((_write, i) => Number(row[`w${i}`] ?? 0));
+  }
+}
