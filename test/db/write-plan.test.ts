@@ -56,8 +56,19 @@ describe.each(testDialects())('a plan of writes ($name)', (dialect) => {
     const replaced = record('a', 'new');
     plan.upsert('idempotency_records', Object.keys(replaced) as never, replaced, RECORD_KEY);
     plan.update('time_entry_breaks', { end_at: 'x' }, { time_entry_id: 'none', end_at: null });
-    const counts = await database.transaction((tx) => plan.run(tx));
+    // Statements sent: one on PostgreSQL (data-modifying CTEs), one per write on SQLite.
+    let statements = 0;
+    const counts = await database.transaction((tx) =>
+      plan.run({
+        getExecutor: () => tx.getExecutor(),
+        executeQuery: (query: Parameters<typeof tx.executeQuery>[0]) => {
+          statements++;
+          return tx.executeQuery(query);
+        },
+      } as unknown as typeof tx),
+    );
     expect(counts).toEqual([1, 1, 0]);
+    expect(statements).toBe(dialect.name === 'postgres' ? 1 : 3);
     const rows = await database.db
       .selectFrom('idempotency_records')
       .select(['idempotency_key', 'response_body', 'request_hash'])
@@ -115,5 +126,19 @@ describe.each(testDialects())('a plan of writes ($name)', (dialect) => {
     expect(() => new WritePlan().update('audit_log', {}, { id: 'x' })).toThrow(
       /values to set and a condition/,
     );
+    expect(() => new WritePlan().insert('audit_log', [], {})).toThrow(/needs columns/);
+    const keyOnly = { company_id: 'c', api_key_id: 'k', idempotency_key: 'x' };
+    expect(() =>
+      new WritePlan().upsert('idempotency_records', Object.keys(keyOnly) as never, keyOnly, RECORD_KEY),
+    ).toThrow(/columns to update/);
+  });
+
+  it('a value left undefined (a misspelt field) is refused, never written as NULL', async () => {
+    const plan = new WritePlan();
+    plan.insert('audit_log', ['id', 'action'], { id: 'a9' });
+    await expect(database.transaction((tx) => plan.run(tx))).rejects.toThrow(/no value for column action/);
+    const update = new WritePlan();
+    update.update('audit_log', { action: 'x' }, { id: undefined });
+    await expect(database.transaction((tx) => update.run(tx))).rejects.toThrow(/no value for column id/);
   });
 });

@@ -83,6 +83,8 @@ export async function recordClockEvent(
   options: PunchOptions,
 ): Promise<WriteOutcome | typeof KEY_REPLAYED> {
   const key = options.key;
+  // A dry run stores nothing, under a key or not: idempotentWrite gives it none.
+  if (key && options.dryRun) throw new Error('a dry run was given an Idempotency-Key to store under');
   // Resolve: the instant as sent, within its window.
   const parsed = parsePunchInstant(input.occurredAt, now);
   // Lock: concurrent punches for one employee (several instances on one PostgreSQL) queue here; a

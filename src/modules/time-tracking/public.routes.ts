@@ -338,8 +338,8 @@ function recordShiftRoute(app: TypeBoxApp, { services, guard }: ReturnType<typeo
       const principal = requirePrincipal(request);
       requireTimeTracking(principal);
       const dryRun = parseDryRun(request.headers);
-      return idempotentWrite(request, reply, { dryRun }, (tx) =>
-        createShift(tx, services.ctx.now(), principal, request.body, { dryRun }),
+      return idempotentWrite(request, reply, { dryRun, takesKey: true }, (tx, { key }) =>
+        createShift(tx, services.ctx.now(), principal, request.body, { dryRun, key }),
       );
     },
   );

@@ -4,17 +4,18 @@ import type { Tx } from '../../platform/db/database.js';
 import type { Principal } from '../auth/service.js';
 import type { EmployeeSelector } from '../employees/service.js';
 import { findShiftContext } from './queries/context.js';
-import { insertTimeEntry } from './queries/entries.js';
 import { evaluateShift } from './punch-rules.js';
 import { ENTRY_SOURCES, entryResult, newEntry, timeEntryListItem, type WriteOutcome } from './results.js';
 import {
+  applyPunchEffects,
   assertBusinessRules,
   assertDaysOpen,
   dayBefore,
   loadEmployeeContext,
-  recordEntryChange,
+  type PunchEffect,
 } from './writes.js';
-import { recordedRevision } from '../corrections/hooks.js';
+import { recordedRevisionOf } from '../corrections/hooks.js';
+import { KEY_REPLAYED, type KeyInWrite } from '../idempotency/service.js';
 
 export interface ShiftInput {
   employee: EmployeeSelector;
@@ -43,17 +44,52 @@ function parseShiftInstants(input: ShiftInput): [ParsedInstant, ParsedInstant] {
   return [parsedIn!, parsedOut!];
 }
 
-/** POST /time-entries: a completed shift, pending approval, in the caller's transaction. */
+/** How a shift is recorded (see createShift). */
+export interface ShiftOptions {
+  dryRun: boolean;
+  revisionReason?: string;
+  /** The request's Idempotency-Key, claimed in the shift's own statements (see KeyInWrite, issue 32). */
+  key?: KeyInWrite;
+}
+
+/**
+ * POST /time-entries: a completed shift, pending approval, in the caller's transaction. Like a punch
+ * (clock-event.ts), a keyed shift is 5 round trips on PostgreSQL: the key's and the employee's locks,
+ * the key's record with the context, every write and the stored outcome in one statement.
+ */
 export async function createShift(
   tx: Tx,
   now: number,
   principal: Principal,
   input: ShiftInput,
-  options: { dryRun: boolean; revisionReason?: string },
-): Promise<WriteOutcome> {
+  options: ShiftOptions & { key?: undefined },
+): Promise<WriteOutcome>;
+export async function createShift(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: ShiftInput,
+  options: ShiftOptions,
+): Promise<WriteOutcome | typeof KEY_REPLAYED>;
+export async function createShift(
+  tx: Tx,
+  now: number,
+  principal: Principal,
+  input: ShiftInput,
+  options: ShiftOptions,
+): Promise<WriteOutcome | typeof KEY_REPLAYED> {
+  const key = options.key;
+  // A dry run stores nothing, under a key or not: idempotentWrite gives it none.
+  if (key && options.dryRun) throw new Error('a dry run was given an Idempotency-Key to store under');
   const [parsedIn, parsedOut] = parseShiftInstants(input);
   const at = new Date(now).toISOString();
-  const { employee, zone } = await loadEmployeeContext(tx, principal, input.employee);
+  // The employee's lock, and a keyed shift's key lock in the same statement.
+  const { employee, zone } = await loadEmployeeContext(
+    tx,
+    principal,
+    input.employee,
+    key && { name: key.lockName, busy: key.busy },
+  );
   const clockIn = localizeInstant(parsedIn, zone);
   const clockOut = localizeInstant(parsedOut, zone);
   const shift = evaluateShift({ clockIn, clockOut, breakMinutes: input.breakMinutes ?? null, nowMs: now });
@@ -68,7 +104,11 @@ export async function createShift(
     startedAfter: dayBefore(clockIn.utcIso),
     companyId: principal.companyId,
     workplaceId: employee.workplace_id ?? '',
+    keyOwnerId: key?.ownerId ?? '',
+    key: key?.key ?? '',
   });
+  // The key's record, read with the context: a retry replays its stored answer, writing nothing.
+  if (key && !key.admit(context.keyRecord)) return KEY_REPLAYED;
   assertBusinessRules(employee, context.scheduleId, shift.workDate);
   assertDaysOpen(context.dayLocked, [shift.workDate, clockOut.workDate], context.closedPeriod);
   if (context.overlappingId !== null)
@@ -92,13 +132,37 @@ export async function createShift(
   });
   if (options.dryRun)
     return { status: 200, body: entryResult(entry, employee, 'shift', clockIn, true, null) };
-  await insertTimeEntry(tx, entry);
-  await recordedRevision(tx, principal, at, entry.id, options.revisionReason);
-  await recordEntryChange(tx, principal, at, {
-    action: 'time_entry.create_shift',
-    entryId: entry.id,
-    details: { employeeId: employee.id, clockIn: clockIn.utcIso, clockOut: clockOut.utcIso },
-    event: { type: 'time_entry.completed', data: timeEntryListItem(entry, employee) },
-  });
-  return { status: 201, body: entryResult(entry, employee, 'shift', clockIn, false, entry.id) };
+  const outcome = {
+    status: 201,
+    body: entryResult(entry, employee, 'shift', clockIn, false, entry.id),
+  } as const;
+  // The entry, its revision, audit row and event (and a key's outcome): one statement on PostgreSQL.
+  const effects = shiftEffects(principal, at, entry, employee, [clockIn.utcIso, clockOut.utcIso], options);
+  await applyPunchEffects(tx, principal, effects, key && ((plan) => key.store(plan, outcome)));
+  return outcome;
+}
+
+/** What a shift writes: the entry, its revision (`recorded`), its audit row and event. */
+function shiftEffects(
+  principal: Principal,
+  at: string,
+  entry: ReturnType<typeof newEntry>,
+  employee: Parameters<typeof timeEntryListItem>[1],
+  [clockIn, clockOut]: [string, string],
+  options: { revisionReason?: string },
+): PunchEffect[] {
+  return [
+    { kind: 'insertEntry', entry },
+    { kind: 'revision', revision: recordedRevisionOf(principal, at, entry.id, options.revisionReason) },
+    {
+      kind: 'change',
+      at,
+      change: {
+        action: 'time_entry.create_shift',
+        entryId: entry.id,
+        details: { employeeId: employee.id, clockIn, clockOut },
+        event: { type: 'time_entry.completed', data: timeEntryListItem(entry, employee) },
+      },
+    },
+  ];
 }

@@ -212,8 +212,15 @@ export interface PunchDecision {
   effects: PunchEffect[];
 }
 
+/*
+ * The partial unique indexes that are the last word on one open session per employee and one break in
+ * progress per entry, as a violation names them: PostgreSQL the index, SQLite its column.
+ */
+const ONE_OPEN_SESSION = ['time_entries_one_open_session_key', 'time_entries.employee_id'];
+const ONE_OPEN_BREAK = ['time_entry_breaks_one_open_key', 'time_entry_breaks.time_entry_id'];
+
 /**
- * The single endpoint's writes of a decided punch, with what the caller adds (`also`: a keyed punch's
+ * The single endpoint's writes of a decided punch (or shift, shift.ts), with what the caller adds (`also`: a keyed punch's
  * stored outcome), as one plan (platform/db/write-plan.ts): one statement on PostgreSQL, one statement
  * each, in order, on SQLite. A unique index refusing the new open session or break is the refusal the
  * rules would have given had they seen the concurrent write (they cannot: the employee is locked).
@@ -260,9 +267,9 @@ export async function applyPunchEffects(
   } catch (error) {
     if (isUniqueViolation(error)) {
       const target = uniqueViolationTarget(error);
-      if (target.includes('time_entry_breaks') && effects.some((e) => e.kind === 'insertBreak'))
+      if (ONE_OPEN_BREAK.some((name) => target.includes(name)))
         throw new ApiError('already_on_break', 'a break is already in progress');
-      if (target.includes('time_entries') && effects.some((e) => e.kind === 'insertEntry'))
+      if (ONE_OPEN_SESSION.some((name) => target.includes(name)))
         throw new ApiError('already_clocked_in', 'a session is already open');
     }
     throw error;

@@ -22,6 +22,22 @@ interface PlannedWrite {
   text(bind: Bind): string;
 }
 
+/*
+ * The tables written by plans have no triggers: a trigger reading a sibling CTE's table would not see
+ * its rows (one snapshot). Needs PostgreSQL 12 or later (MATERIALIZED CTEs elsewhere; 15 is what runs).
+ */
+
+/** A bound value: `undefined` is a caller's slip (a misspelt field), never taken for NULL. */
+function valueOf(values: Record<string, unknown>, column: string): unknown {
+  const value = values[column];
+  if (value === undefined) throw new Error(`a write plan has no value for column ${column}`);
+  return value;
+}
+
+function nonEmpty(names: readonly string[], what: string): void {
+  if (names.length === 0) throw new Error(`a write plan needs ${what}`);
+}
+
 /** Names are interpolated into the SQL: the code's own, and checked all the same. */
 const IDENTIFIER = /^[a-z_][a-z0-9_]*$/;
 
@@ -34,14 +50,15 @@ function name(identifier: string): string {
 export class WritePlan {
   private readonly writes: PlannedWrite[] = [];
 
-  /** A row inserted into `table` (`columns` of `row`; a missing value is NULL). */
+  /** A row inserted into `table`: `columns` of `row`, each given (null for NULL). */
   insert<T extends Table>(table: T, columns: readonly Column<T>[], row: object): void {
+    nonEmpty(columns, 'columns to insert');
     const values = row as Record<string, unknown>;
     this.writes.push({
       table,
       text: (bind) =>
         `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
-          .map((column) => bind(values[column] ?? null))
+          .map((column) => bind(valueOf(values, column)))
           .join(', ')})`,
     });
   }
@@ -58,11 +75,13 @@ export class WritePlan {
   ): void {
     const values = row as Record<string, unknown>;
     const updated = columns.filter((column) => !conflict.includes(column));
+    nonEmpty(conflict, 'the columns of a unique key');
+    nonEmpty(updated, 'columns to update on conflict');
     this.writes.push({
       table,
       text: (bind) =>
         `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
-          .map((column) => bind(values[column] ?? null))
+          .map((column) => bind(valueOf(values, column)))
           .join(', ')}) on conflict (${conflict.map(name).join(', ')}) do update set ${updated
           .map((column) => `${name(column)} = excluded.${name(column)}`)
           .join(', ')}`,
@@ -86,10 +105,10 @@ export class WritePlan {
       table,
       text: (bind) =>
         `update ${name(table)} set ${assignments
-          .map(([column, value]) => `${name(column)} = ${bind(value ?? null)}`)
+          .map(([column]) => `${name(column)} = ${bind(valueOf(set, column))}`)
           .join(', ')} where ${conditions
           .map(([column, value]) =>
-            value === null ? `${name(column)} is null` : `${name(column)} = ${bind(value)}`,
+            value === null ? `${name(column)} is null` : `${name(column)} = ${bind(valueOf(where, column))}`,
           )
           .join(' and ')}`,
     });

@@ -1,11 +1,11 @@
-import { sql } from 'kysely';
+import { type JoinBuilder, sql } from 'kysely';
 import { jsonArrayFrom as postgresJsonArrayFrom } from 'kysely/helpers/postgres';
 import { jsonArrayFrom as sqliteJsonArrayFrom } from 'kysely/helpers/sqlite';
 import { BREAK_COLUMNS, type BreakRow } from './breaks.js';
 import { OPEN } from './entries.js';
 import { type Executor, isPostgres } from '../../../platform/db/database.js';
 import { ONE_ROW, prepareQuery } from '../../../platform/db/prepared.js';
-import { type IdempotencyRecordRow, type TimeEntryRow } from '../../../platform/db/schema.js';
+import { type IdempotencyRecordRow, type Schema, type TimeEntryRow } from '../../../platform/db/schema.js';
 
 /*
  * What a punch or a shift is decided on, read in one statement each: the schedule in force, the open
@@ -97,6 +97,43 @@ type PunchContextRow = { [K in keyof OpenSession]: OpenSession[K] | null } & {
   open_closed_period: string | null;
 };
 
+/*
+ * A keyed write's Idempotency-Key record, read with its context (issue 32, item 3): a left join on
+ * its primary key ('' names none: a key is never empty), its columns as `key_…`.
+ */
+function keyRecordOn<J extends JoinBuilder<Schema & { r: Schema['idempotency_records'] }, 'r'>>(
+  join: J,
+  p: { companyId: string; keyOwnerId: string; key: string },
+) {
+  return join
+    .on('r.company_id', '=', p.companyId)
+    .on('r.api_key_id', '=', p.keyOwnerId)
+    .on('r.idempotency_key', '=', p.key);
+}
+
+const KEY_SELECTION = KEY_COLUMNS.map((column) => `r.${column} as key_${column}` as const);
+
+type KeyRow = { [K in (typeof KEY_COLUMNS)[number] as `key_${K}`]: IdempotencyRecordRow[K] | null };
+
+/** The key's record from a context row's `key_…` columns; undefined without one. */
+function keyRecordOf(
+  row: KeyRow,
+  p: { companyId: string; keyOwnerId: string; key: string },
+): IdempotencyRecordRow | undefined {
+  if (row.key_request_hash === null) return undefined;
+  return {
+    company_id: p.companyId,
+    api_key_id: p.keyOwnerId,
+    idempotency_key: p.key,
+    request_hash: row.key_request_hash,
+    state: row.key_state!,
+    response_status: row.key_response_status,
+    response_body: row.key_response_body,
+    created_at: row.key_created_at!,
+    expires_at: row.key_expires_at!,
+  };
+}
+
 /** The schedule in force on `workDate`: the latest that took effect on or before it (a subquery). */
 function scheduleInForce(db: Executor, employeeId: string, workDate: string) {
   return db
@@ -151,80 +188,72 @@ function punchContext(db: Executor, p: PunchContextInput) {
   const { employeeId, workDate, instant, startedAfter, sessionStartedAfter } = p;
   const scope = { companyId: p.companyId, workplaceId: p.workplaceId };
   const jsonArrayFrom = isPostgres(db) ? postgresJsonArrayFrom : sqliteJsonArrayFrom;
-  return (
-    db
-      .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
-      .leftJoin('time_entries as t', (join) =>
-        join.on('t.employee_id', '=', employeeId).on('t.status', '=', OPEN),
-      )
-      // The key's record (its primary key; '' names none: a key is never empty).
-      .leftJoin('idempotency_records as r', (join) =>
-        join
-          .on('r.company_id', '=', p.companyId)
-          .on('r.api_key_id', '=', p.keyOwnerId)
-          .on('r.idempotency_key', '=', p.key),
-      )
-      .select(OPEN_SESSION_COLUMNS.map((column) => `t.${column}` as const))
-      .select(KEY_COLUMNS.map((column) => `r.${column} as key_${column}` as const))
-      .select((eb) => [
-        jsonArrayFrom(
+  return db
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
+    .leftJoin('time_entries as t', (join) =>
+      join.on('t.employee_id', '=', employeeId).on('t.status', '=', OPEN),
+    )
+    .leftJoin('idempotency_records as r', (join) => keyRecordOn(join, p))
+    .select(OPEN_SESSION_COLUMNS.map((column) => `t.${column}` as const))
+    .select(KEY_SELECTION)
+    .select((eb) => [
+      jsonArrayFrom(
+        eb
+          .selectFrom('time_entry_breaks as b')
+          .select(BREAK_COLUMNS.map((column) => `b.${column}` as const))
+          .whereRef('b.time_entry_id', '=', 't.id')
+          .orderBy('b.start_at')
+          .orderBy('b.id'),
+      ).as('open_breaks'),
+      scheduleInForce(db, employeeId, workDate),
+      eb
+        .exists(
           eb
-            .selectFrom('time_entry_breaks as b')
-            .select(BREAK_COLUMNS.map((column) => `b.${column}` as const))
-            .whereRef('b.time_entry_id', '=', 't.id')
-            .orderBy('b.start_at')
-            .orderBy('b.id'),
-        ).as('open_breaks'),
-        scheduleInForce(db, employeeId, workDate),
-        eb
-          .exists(
-            eb
-              .selectFrom('confirmed_days')
-              .select('work_date')
-              .where('employee_id', '=', employeeId)
-              .where('work_date', '=', workDate),
-          )
-          .as('punch_day_locked'),
-        eb
-          .exists(
-            eb
-              .selectFrom('confirmed_days as d')
-              .select('d.work_date')
-              .where('d.employee_id', '=', employeeId)
-              .whereRef('d.work_date', '=', 't.work_date'),
-          )
-          .as('open_day_locked'),
-        eb
-          .selectFrom('time_entries as c')
-          .select('c.id')
-          .where('c.employee_id', '=', employeeId)
-          .where('c.start_at', '>', startedAfter)
-          .where('c.start_at', '<=', instant)
-          .where('c.status', '!=', OPEN)
-          .where('c.end_at', '>', instant)
-          .limit(ONE_ROW)
-          .as('covering_id'),
-        // Like the covering entry: an entry with an end. The open session is the employee's only
-        // one without (partial unique index).
-        eb
-          .selectFrom('time_entries as s')
-          .select('s.id')
-          .where('s.employee_id', '=', employeeId)
-          .where('s.start_at', '>', sessionStartedAfter)
-          .where('s.start_at', '<', instant)
-          .whereRef('s.end_at', '>', 't.start_at')
-          .whereRef('s.id', '!=', 't.id')
-          .limit(ONE_ROW)
-          .as('swallowed_id'),
-        eb
-          .exists(
-            eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
-          )
-          .as('open_has_breaks'),
-        closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
-        closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
-      ])
-  );
+            .selectFrom('confirmed_days')
+            .select('work_date')
+            .where('employee_id', '=', employeeId)
+            .where('work_date', '=', workDate),
+        )
+        .as('punch_day_locked'),
+      eb
+        .exists(
+          eb
+            .selectFrom('confirmed_days as d')
+            .select('d.work_date')
+            .where('d.employee_id', '=', employeeId)
+            .whereRef('d.work_date', '=', 't.work_date'),
+        )
+        .as('open_day_locked'),
+      eb
+        .selectFrom('time_entries as c')
+        .select('c.id')
+        .where('c.employee_id', '=', employeeId)
+        .where('c.start_at', '>', startedAfter)
+        .where('c.start_at', '<=', instant)
+        .where('c.status', '!=', OPEN)
+        .where('c.end_at', '>', instant)
+        .limit(ONE_ROW)
+        .as('covering_id'),
+      // Like the covering entry: an entry with an end. The open session is the employee's only
+      // one without (partial unique index).
+      eb
+        .selectFrom('time_entries as s')
+        .select('s.id')
+        .where('s.employee_id', '=', employeeId)
+        .where('s.start_at', '>', sessionStartedAfter)
+        .where('s.start_at', '<', instant)
+        .whereRef('s.end_at', '>', 't.start_at')
+        .whereRef('s.id', '!=', 't.id')
+        .limit(ONE_ROW)
+        .as('swallowed_id'),
+      eb
+        .exists(
+          eb.selectFrom('time_entry_breaks as b').select('b.id').whereRef('b.time_entry_id', '=', 't.id'),
+        )
+        .as('open_has_breaks'),
+      closedPeriodHolding(db, scope, workDate, workDate).as('punch_closed_period'),
+      closedPeriodHolding(db, scope, openSessionDay(), openSessionDay()).as('open_closed_period'),
+    ]);
 }
 
 /**
@@ -287,20 +316,10 @@ export async function findPunchContext(db: Executor, input: PunchContextInput): 
     // SQLite answers JSON as text, PostgreSQL (pg) parsed.
     openBreaks:
       open.id === null ? [] : typeof open_breaks === 'string' ? JSON.parse(open_breaks) : open_breaks,
-    keyRecord:
-      key_request_hash === null
-        ? undefined
-        : {
-            company_id: input.companyId,
-            api_key_id: input.keyOwnerId,
-            idempotency_key: input.key,
-            request_hash: key_request_hash,
-            state: key_state!,
-            response_status: key_response_status,
-            response_body: key_response_body,
-            created_at: key_created_at!,
-            expires_at: key_expires_at!,
-          },
+    keyRecord: keyRecordOf(
+      { key_request_hash, key_state, key_response_status, key_response_body, key_created_at, key_expires_at },
+      input,
+    ),
   };
 }
 
@@ -313,52 +332,58 @@ export interface ShiftContext {
   overlappingId: string | null;
   /** A closed period (issue 30) holding the start day or the end day, if any (as closedPeriodHolding says it). */
   closedPeriod: string | null;
+  /** The record of the request's Idempotency-Key (a keyed write, issue 32); undefined without one. */
+  keyRecord: IdempotencyRecordRow | undefined;
 }
 
 function shiftContext(db: Executor, p: ShiftContextInput) {
   const { employeeId, workDate, endDate, from, to, startedAfter } = p;
-  return db.selectNoFrom((eb) => [
-    scheduleInForce(db, employeeId, workDate),
-    eb
-      .exists(
-        eb
-          .selectFrom('confirmed_days')
-          .select('work_date')
-          .where('employee_id', '=', employeeId)
-          .where('work_date', 'in', [workDate, endDate]),
-      )
-      .as('day_locked'),
-    eb
-      .selectFrom('time_entries')
-      .select('id')
-      .where('employee_id', '=', employeeId)
-      .where('start_at', '>', startedAfter)
-      .where('start_at', '<', to)
-      .where('end_at', '>', from)
-      .limit(ONE_ROW)
-      .as('overlapping_closed_id'),
-    /*
-     * The open session, when it started before `to`. The start is tested in the CASE rather than
-     * in WHERE: with `start_at < ?` in WHERE, SQLite walked the employee's (employee_id, start_at)
-     * index through their whole history (32 µs at 261 entries, growing with every day worked)
-     * instead of reading the one row of the partial index on open sessions (2.5 µs).
-     */
-    eb
-      .selectFrom('time_entries')
-      .select((inner) =>
-        inner
-          .case()
-          .when(inner.and([inner('start_at', '<', to), inner('end_at', 'is', null)]))
-          .then(inner.ref('id'))
-          .end()
-          .as('id'),
-      )
-      .where('employee_id', '=', employeeId)
-      .where('status', '=', OPEN)
-      .limit(ONE_ROW)
-      .as('overlapping_open_id'),
-    closedPeriodHolding(db, p, workDate, endDate).as('closed_period'),
-  ]);
+  return db
+    .selectFrom(sql<{ one: number }>`(select 1 as one)`.as('x'))
+    .leftJoin('idempotency_records as r', (join) => keyRecordOn(join, p))
+    .select(KEY_SELECTION)
+    .select((eb) => [
+      scheduleInForce(db, employeeId, workDate),
+      eb
+        .exists(
+          eb
+            .selectFrom('confirmed_days')
+            .select('work_date')
+            .where('employee_id', '=', employeeId)
+            .where('work_date', 'in', [workDate, endDate]),
+        )
+        .as('day_locked'),
+      eb
+        .selectFrom('time_entries')
+        .select('id')
+        .where('employee_id', '=', employeeId)
+        .where('start_at', '>', startedAfter)
+        .where('start_at', '<', to)
+        .where('end_at', '>', from)
+        .limit(ONE_ROW)
+        .as('overlapping_closed_id'),
+      /*
+       * The open session, when it started before `to`. The start is tested in the CASE rather than
+       * in WHERE: with `start_at < ?` in WHERE, SQLite walked the employee's (employee_id, start_at)
+       * index through their whole history (32 µs at 261 entries, growing with every day worked)
+       * instead of reading the one row of the partial index on open sessions (2.5 µs).
+       */
+      eb
+        .selectFrom('time_entries')
+        .select((inner) =>
+          inner
+            .case()
+            .when(inner.and([inner('start_at', '<', to), inner('end_at', 'is', null)]))
+            .then(inner.ref('id'))
+            .end()
+            .as('id'),
+        )
+        .where('employee_id', '=', employeeId)
+        .where('status', '=', OPEN)
+        .limit(ONE_ROW)
+        .as('overlapping_open_id'),
+      closedPeriodHolding(db, p, workDate, endDate).as('closed_period'),
+    ]);
 }
 
 /**
@@ -376,6 +401,9 @@ interface ShiftContextInput {
   /** The company and the employee's workplace ('' for none), whose closed periods count. */
   companyId: string;
   workplaceId: string;
+  /** A keyed write: who sent the key, and the key; '' and '' for none. */
+  keyOwnerId: string;
+  key: string;
 }
 
 const shiftContextQuery = prepareQuery((db, p: ShiftContextInput) => shiftContext(db, p));
@@ -388,6 +416,7 @@ export async function findShiftContext(db: Executor, input: ShiftContextInput): 
     dayLocked: truthy(row.day_locked),
     overlappingId: row.overlapping_closed_id ?? row.overlapping_open_id,
     closedPeriod: row.closed_period,
+    keyRecord: keyRecordOf(row as unknown as KeyRow, input),
   };
 }
 
