@@ -11,8 +11,9 @@
 // `--duration` seconds: punches per second (201s / duration) and latency p50/p99. Phase 2, the same
 // terminals paced to half that rate (open loop: a punch is due every 1/rate s, sent by a free
 // terminal): latency p50/p99. In the one-company mode a reader follows the change feed (`resumeCursor`,
-// polling every 20 ms) during phase 2: "feed lag" is the time from sending a punch to its event being
-// read, an upper bound of commit-to-visible. Writes bench/results/<time>-one-company.{json,md}.
+// polling every 20 ms) during both phases: "feed lag" is the time from sending a punch to its event
+// being read, an upper bound of commit-to-visible, at full tilt (issue 32 item 1: "at full write load")
+// and at half rate. Writes bench/results/<time>-one-company.{json,md}.
 // To measure another build (e.g. main's, "before"), copy this file into that checkout's bench/.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,7 +91,46 @@ async function measure(mode) {
       return { status: response.status, latency };
     }
 
-    // Phase 1: full tilt.
+    /** A reader of the company's change feed until `stop()`: each punch's lag into `lags`. */
+    function followFeed(lags) {
+      let reading = mode === 'one';
+      const done = (async () => {
+        if (!reading) return;
+        const url = servers[instances - 1].url;
+        const first = await fetch(`${url}${API}/changes?start=now&limit=1`, {
+          headers: { authorization: `Bearer ${tokens[0]}` },
+        });
+        let cursor = (await first.json()).resumeCursor;
+        while (reading) {
+          const response = await fetch(
+            `${url}${API}/changes?limit=100&cursor=${encodeURIComponent(cursor)}`,
+            {
+              headers: { authorization: `Bearer ${tokens[0]}` },
+            },
+          );
+          const page = await response.json();
+          const seen = performance.now();
+          for (const item of page.items) {
+            const type = item.type === 'time_entry.opened' ? 'clock_in' : 'clock_out';
+            const sent = sentAt.get(`${item.data.id}/${type}`);
+            if (sent !== undefined) lags.push(seen - sent);
+          }
+          cursor = page.resumeCursor;
+          if (!page.hasMore) await new Promise((r) => setTimeout(r, 20));
+        }
+      })();
+      return async () => {
+        await new Promise((r) => setTimeout(r, 1000));
+        reading = false;
+        await done;
+      };
+    }
+
+    // Phase 1: full tilt, with the feed reader (one company).
+    const fullLags = [];
+    const stopFullReader = followFeed(fullLags);
+    // The reader's first page is read before the first punch is sent.
+    await new Promise((r) => setTimeout(r, 200));
     const full = { ok: 0, failed: 0, latencies: [] };
     const until = performance.now() + durationMs;
     await Promise.all(
@@ -105,36 +145,15 @@ async function measure(mode) {
       }),
     );
     const fullRate = full.ok / (durationMs / 1000);
+    await stopFullReader();
 
     // Phase 2: half that rate, with the feed reader (one company).
     const rate = fullRate / 2;
     const paced = { ok: 0, failed: 0, latencies: [], late: 0 };
-    const lags = [];
-    let reading = mode === 'one';
-    const reader = (async () => {
-      if (!reading) return;
-      let cursor;
-      const url = servers[instances - 1].url;
-      const first = await fetch(`${url}${API}/changes?start=now&limit=1`, {
-        headers: { authorization: `Bearer ${tokens[0]}` },
-      });
-      cursor = (await first.json()).resumeCursor;
-      while (reading) {
-        const response = await fetch(`${url}${API}/changes?limit=100&cursor=${encodeURIComponent(cursor)}`, {
-          headers: { authorization: `Bearer ${tokens[0]}` },
-        });
-        const page = await response.json();
-        const seen = performance.now();
-        for (const item of page.items) {
-          const type = item.type === 'time_entry.opened' ? 'clock_in' : 'clock_out';
-          const sent = sentAt.get(`${item.data.id}/${type}`);
-          if (sent !== undefined) lags.push(seen - sent);
-        }
-        cursor = page.resumeCursor;
-        if (!page.hasMore) await new Promise((r) => setTimeout(r, 20));
-      }
-    })();
     sentAt.clear();
+    const lags = [];
+    const stopReader = followFeed(lags);
+    await new Promise((r) => setTimeout(r, 200));
     const free = [...terminalsOf];
     const inFlight = new Set();
     const pacedStart = performance.now();
@@ -157,9 +176,7 @@ async function measure(mode) {
       inFlight.add(running);
     }
     await Promise.all(inFlight);
-    await new Promise((r) => setTimeout(r, 1000));
-    reading = false;
-    await reader;
+    await stopReader();
     return {
       mode: mode === 'one' ? `1 company, ${terminals} terminals` : `${terminals} companies, 1 terminal each`,
       instances,
@@ -178,6 +195,10 @@ async function measure(mode) {
       },
       feedLag:
         mode === 'one' ? { events: lags.length, p50: percentile(lags, 50), p99: percentile(lags, 99) } : null,
+      feedLagFullTilt:
+        mode === 'one'
+          ? { events: fullLags.length, p50: percentile(fullLags, 50), p99: percentile(fullLags, 99) }
+          : null,
     };
   } finally {
     for (const server of servers) await server.stop();
@@ -202,17 +223,17 @@ writeFileSync(
   `${JSON.stringify({ at: new Date().toISOString(), results }, null, 2)}\n`,
 );
 const header =
-  '| mode | full tilt punches/s | p50 / p99 ms | half rate | p50 / p99 ms | feed lag p50 / p99 ms |';
+  '| mode | full tilt punches/s | p50 / p99 ms | feed lag at full tilt p50 / p99 ms | half rate | p50 / p99 ms | feed lag p50 / p99 ms |';
 writeFileSync(
   join(dir, `${stamp}-one-company.md`),
   [
     `# One company at full tilt, ${new Date().toISOString()}`,
     '',
     header,
-    '| --- | --- | --- | --- | --- | --- |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...results.map(
       (r) =>
-        `| ${r.mode} | ${r.fullTilt.punchesPerSecond} | ${r.fullTilt.p50} / ${r.fullTilt.p99} | ${r.halfRate.achieved} | ${r.halfRate.p50} / ${r.halfRate.p99} | ${r.feedLag ? `${r.feedLag.p50} / ${r.feedLag.p99}` : '–'} |`,
+        `| ${r.mode} | ${r.fullTilt.punchesPerSecond} | ${r.fullTilt.p50} / ${r.fullTilt.p99} | ${r.feedLagFullTilt ? `${r.feedLagFullTilt.p50} / ${r.feedLagFullTilt.p99}` : '–'} | ${r.halfRate.achieved} | ${r.halfRate.p50} / ${r.halfRate.p99} | ${r.feedLag ? `${r.feedLag.p50} / ${r.feedLag.p99}` : '–'} |`,
     ),
     '',
   ].join('\n'),

@@ -64,8 +64,17 @@ export class StorageHealth implements KyselyPlugin {
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
-    if (!this.state.writable && this.inserts.has(args.queryId) && (args.result.numAffectedRows ?? 0n) > 0n)
-      if (++this.succeeded >= INSERTS_TO_RECOVER) this.state = { writable: true, reason: null, since: null };
+    if (this.inserts.has(args.queryId) && (args.result.numAffectedRows ?? 0n) > 0n) this.insertsAdded(1);
     return args.result;
+  }
+
+  /**
+   * `count` inserts added rows. Kysely's builders are seen above; a write plan (write-plan.ts), whose
+   * SQL is its own and whose inserts PostgreSQL runs inside one SELECT, reports its own here.
+   */
+  insertsAdded(count: number): void {
+    if (this.state.writable || count <= 0) return;
+    this.succeeded += count;
+    if (this.succeeded >= INSERTS_TO_RECOVER) this.state = { writable: true, reason: null, since: null };
   }
 }

@@ -1,5 +1,6 @@
 import { CompiledQuery } from 'kysely';
 import { isPostgres, type Tx } from './database.js';
+import { StorageHealth } from './storage.js';
 import { type Column, type Table } from './update-rows.js';
 
 /*
@@ -19,6 +20,8 @@ type Bind = (value: unknown) => string;
 
 interface PlannedWrite {
   table: string;
+  /** An insert (or upsert): one that adds rows, as the storage's health counts them (storage.ts). */
+  inserts: boolean;
   text(bind: Bind): string;
 }
 
@@ -56,6 +59,7 @@ export class WritePlan {
     const values = row as Record<string, unknown>;
     this.writes.push({
       table,
+      inserts: true,
       text: (bind) =>
         `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
           .map((column) => bind(valueOf(values, column)))
@@ -79,6 +83,7 @@ export class WritePlan {
     nonEmpty(updated, 'columns to update on conflict');
     this.writes.push({
       table,
+      inserts: true,
       text: (bind) =>
         `insert into ${name(table)} (${columns.map(name).join(', ')}) values (${columns
           .map((column) => bind(valueOf(values, column)))
@@ -103,6 +108,7 @@ export class WritePlan {
       throw new Error('an update needs values to set and a condition');
     this.writes.push({
       table,
+      inserts: false,
       text: (bind) =>
         `update ${name(table)} set ${assignments
           .map(([column]) => `${name(column)} = ${bind(valueOf(set, column))}`)
@@ -120,6 +126,14 @@ export class WritePlan {
 
   /** Runs the plan in `tx`: the rows each write changed, in the plan's order. */
   async run(tx: Tx): Promise<number[]> {
+    const counts = await this.runStatements(tx);
+    // The storage's health (storage.ts) counts inserts that added rows; it cannot see these itself.
+    const health = tx.getExecutor().plugins.find((plugin) => plugin instanceof StorageHealth);
+    health?.insertsAdded(this.writes.filter((write, i) => write.inserts && counts[i]! > 0).length);
+    return counts;
+  }
+
+  private async runStatements(tx: Tx): Promise<number[]> {
     if (this.writes.length === 0) return [];
     const tables = new Set(this.writes.map((write) => write.table));
     if (isPostgres(tx) && this.writes.length > 1 && tables.size === this.writes.length)
