@@ -888,7 +888,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       });
 
       it.runIf(_name === 'postgres')(
-        'a key whose lock another transaction holds: 409 idempotency_in_flight at once, nothing written',
+        'a key whose lock another transaction holds (and the employee row): 409 idempotency_in_flight without waiting for the row, nothing written',
         async () => {
           const tenant = await berlin();
           const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
@@ -897,13 +897,17 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
           const released = new Promise<void>((resolve) => (release = resolve));
           let locked!: () => void;
           const taken = new Promise<void>((resolve) => (locked = resolve));
+          // The holder is what a request of this key in flight holds: the key's lock and the employee's row.
           const holder = suite.server.database.db.transaction().execute(async (tx) => {
             await sql`select pg_advisory_xact_lock(hashtextextended(${lock}, 0))`.execute(tx);
+            await sql`select id from employees where id = ${tenant.employeeId} for update`.execute(tx);
             locked();
             await released;
           });
           await taken;
           try {
+            // The key is tried before the row is locked: the answer does not wait for the holder, which
+            // only lets go after the answer (a request waiting for the row would never be answered).
             const busy = await tenant.clock(body, { 'idempotency-key': 'held' });
             expect(busy.status).toBe(409);
             expect(busy.body.error).toBe('idempotency_in_flight');
