@@ -376,10 +376,10 @@ class PunchSet implements PunchSetBatch {
   }
 }
 
-/** A new entry's columns: as insertTimeEntry writes them, with its version (a later punch of the batch may have raised it). */
+/** A new entry's columns: as planInsertEntry writes them, with its version (a later punch of the batch may have raised it). */
 const ENTRY_INSERT_COLUMNS = [...ENTRY_COLUMNS, 'version'] as const;
 
-/** What a punch changes of an existing entry (completeSession, updateOpenSession); integers cast. */
+/** What a punch changes of an existing entry (planCompleteSession, planUpdateOpenSession); integers cast. */
 const ENTRY_UPDATE_COLUMNS: (readonly [keyof TimeEntryRow & string, boolean])[] = [
   ['break_minutes', true],
   ['end_at', false],

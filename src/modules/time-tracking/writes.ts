@@ -2,16 +2,14 @@ import { ApiError, validationError } from '../../domain/errors.js';
 import { type ParsedInstant, parseInstantWithOffset, type LocalizedInstant } from '../../domain/time-zone.js';
 import { isUniqueViolation, type Tx, uniqueViolationTarget } from '../../platform/db/database.js';
 import { WritePlan } from '../../platform/db/write-plan.js';
-import { type AuditEntry, planAudit, recordAudit } from '../audit/queries.js';
+import { type AuditEntry, planAudit } from '../audit/queries.js';
 import type { Principal } from '../auth/service.js';
 import { type EmployeeSelector, lockEmployeeForWrite } from '../employees/service.js';
 import type { EmployeeForWrite, EmployeeWithZone } from '../employees/queries.js';
-import { appendEvents, type NewEvent, planEvents } from '../events/service.js';
+import { type NewEvent, planEvents } from '../events/service.js';
 import { type BreakClosing, type BreakRow, planCloseOpenBreak, planInsertBreak } from './queries/breaks.js';
 import type { PunchContext } from './queries/context.js';
 import {
-  type EntryValues,
-  insertTimeEntry,
   planCompleteSession,
   planInsertEntry,
   planUpdateOpenSession,
@@ -152,20 +150,6 @@ export interface EntryChange {
   event: NewEvent;
 }
 
-/**
- * What every write of this module records with its change, in its transaction: the audit row (who
- * did what) and the change feed's event (what the integrators see).
- */
-export async function recordEntryChange(
-  tx: Tx,
-  principal: Principal,
-  at: string,
-  change: EntryChange,
-): Promise<void> {
-  await recordAudit(tx, entryChangeAudit(principal, at, change));
-  await appendEvents(tx, principal.companyId, [change.event], at);
-}
-
 /** The audit row of an entry's change. */
 export function entryChangeAudit(principal: Principal, at: string, change: EntryChange): AuditEntry {
   return {
@@ -276,15 +260,4 @@ export async function applyPunchEffects(
   }
   if (requiredClose !== null && written[requiredClose] !== 1)
     throw new ApiError('not_on_break', 'the employee has no break in progress to end');
-}
-
-/** The partial unique index on open sessions is the last word on "one open session per employee". */
-export async function insertOpenSession(tx: Tx, entry: EntryValues): Promise<void> {
-  try {
-    await insertTimeEntry(tx, entry);
-  } catch (error) {
-    if (isUniqueViolation(error) && uniqueViolationTarget(error).includes('time_entries'))
-      throw new ApiError('already_clocked_in', 'a session is already open');
-    throw error;
-  }
 }

@@ -1,4 +1,4 @@
-import { type Executor, type Tx } from '../../../platform/db/database.js';
+import { type Executor } from '../../../platform/db/database.js';
 import { prepareQuery } from '../../../platform/db/prepared.js';
 import type { WritePlan } from '../../../platform/db/write-plan.js';
 import { type TimeEntryBreakRow } from '../../../platform/db/schema.js';
@@ -60,18 +60,12 @@ export const BREAK_COLUMNS = [
   'updated_at',
 ] as const satisfies readonly (keyof BreakRow)[];
 
-const insertBreakQuery = prepareQuery((db, p: BreakRow) =>
-  db
-    .insertInto('time_entry_breaks')
-    .values(Object.fromEntries(BREAK_COLUMNS.map((c) => [c, p[c]])) as unknown as BreakRow),
-);
-
-/** insertBreak as one write of a plan (a punch's writes in one statement, issue 32). */
+/** A new (open) break as one write of a plan; a second open break of the entry fails (partial unique index) (a punch's writes in one statement, issue 32). */
 export function planInsertBreak(plan: WritePlan, row: BreakRow): void {
   plan.insert('time_entry_breaks', BREAK_COLUMNS, row);
 }
 
-/** closeOpenBreak as one write of a plan: the plan's run says how many breaks it ended (0 or 1). */
+/** The entry's open break ended, as one write of a plan: the plan's run says how many breaks it ended (0 or 1). */
 export function planCloseOpenBreak(plan: WritePlan, closing: BreakClosing): void {
   plan.update(
     'time_entry_breaks',
@@ -86,11 +80,6 @@ export function planCloseOpenBreak(plan: WritePlan, closing: BreakClosing): void
   );
 }
 
-/** A new (open) break. A second open break of the entry fails here (partial unique index). */
-export async function insertBreak(tx: Tx, row: BreakRow): Promise<void> {
-  await insertBreakQuery.executeWrite(tx, row);
-}
-
 export interface BreakClosing {
   entryId: string;
   end_at: string;
@@ -98,23 +87,4 @@ export interface BreakClosing {
   end_event: string;
   closed_by_id: string;
   updated_at: string;
-}
-
-const closeBreakQuery = prepareQuery((db, p: BreakClosing) =>
-  db
-    .updateTable('time_entry_breaks')
-    .set({
-      end_at: p.end_at,
-      end_time: p.end_time,
-      end_event: p.end_event,
-      closed_by_id: p.closed_by_id,
-      updated_at: p.updated_at,
-    })
-    .where('time_entry_id', '=', p.entryId)
-    .where('end_at', 'is', null),
-);
-
-/** Ends the entry's open break; the number of breaks ended (0 or 1). */
-export async function closeOpenBreak(tx: Tx, closing: BreakClosing): Promise<number> {
-  return closeBreakQuery.executeWrite(tx, closing);
 }

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { type Executor, type Tx } from '../../../platform/db/database.js';
+import { type Executor } from '../../../platform/db/database.js';
 import type { WritePlan } from '../../../platform/db/write-plan.js';
 import { boundLimit, prepareQuery } from '../../../platform/db/prepared.js';
 import { type NewTimeEntry, type TimeEntryRow } from '../../../platform/db/schema.js';
@@ -44,18 +44,12 @@ export const ENTRY_COLUMNS = [
 
 export type EntryValues = { [K in (typeof ENTRY_COLUMNS)[number]]: string | number | null };
 
-const insertEntryQuery = prepareQuery((db, p: EntryValues) =>
-  db
-    .insertInto('time_entries')
-    .values(Object.fromEntries(ENTRY_COLUMNS.map((c) => [c, p[c]])) as unknown as NewTimeEntry),
-);
-
-/** insertTimeEntry as one write of a plan (a punch's writes in one statement, issue 32). */
+/** A new entry (an open session, or a completed shift) as one write of a plan; a second open session fails (partial unique index). */
 export function planInsertEntry(plan: WritePlan, entry: EntryValues): void {
   plan.insert('time_entries', ENTRY_COLUMNS, entry);
 }
 
-/** completeSession as one write of a plan. */
+/** An open session closed (the fields a clock-out sets), as one write of a plan. */
 export function planCompleteSession(plan: WritePlan, id: string, p: SessionClosing): void {
   plan.update(
     'time_entries',
@@ -77,7 +71,7 @@ export function planCompleteSession(plan: WritePlan, id: string, p: SessionClosi
   );
 }
 
-/** updateOpenSession as one write of a plan. */
+/** What a break punch changes on its open session (break sum, device and note, version), as one write of a plan. */
 export function planUpdateOpenSession(
   plan: WritePlan,
   id: string,
@@ -102,11 +96,6 @@ export function planUpdateOpenSession(
   );
 }
 
-/** A new entry (an open session, or a completed shift). A second open session fails here (partial unique index). */
-export async function insertTimeEntry(tx: Tx, entry: EntryValues): Promise<void> {
-  await insertEntryQuery.executeWrite(tx, entry);
-}
-
 export interface SessionClosing {
   break_minutes: number | null;
   end_at: string;
@@ -121,73 +110,6 @@ export interface SessionClosing {
   updated_at: string;
   /** The entry's version after the clock-out (its revision's number, issue 30). */
   version: number;
-}
-
-const completeSessionQuery = prepareQuery((db, p: SessionClosing & { id: string }) =>
-  db
-    .updateTable('time_entries')
-    .set({
-      break_minutes: p.break_minutes,
-      end_at: p.end_at,
-      end_time: p.end_time,
-      ends_next_day: p.ends_next_day,
-      net_seconds: p.net_seconds,
-      status: p.status,
-      notes: p.notes,
-      note: p.note,
-      clock_out_event: p.clock_out_event,
-      closed_by_id: p.closed_by_id,
-      updated_at: p.updated_at,
-      version: p.version,
-    })
-    .where('id', '=', p.id),
-);
-
-/** Closes an open session: the fields a clock-out sets. */
-export async function completeSession(tx: Tx, id: string, patch: SessionClosing): Promise<void> {
-  await completeSessionQuery.executeWrite(tx, { id, ...patch });
-}
-
-const openSessionUpdateQuery = prepareQuery(
-  (
-    db,
-    p: {
-      id: string;
-      breakMinutes: number | null;
-      notes: string | null;
-      note: string | null;
-      updatedAt: string;
-      version: number;
-    },
-  ) =>
-    db
-      .updateTable('time_entries')
-      .set({
-        break_minutes: p.breakMinutes,
-        notes: p.notes,
-        note: p.note,
-        updated_at: p.updatedAt,
-        version: p.version,
-      })
-      .where('id', '=', p.id),
-);
-
-/**
- * What a break punch changes on its open session: the running sum of its breaks, the device and note,
- * and its version (its revision's number, issue 30).
- */
-export async function updateOpenSession(
-  tx: Tx,
-  id: string,
-  patch: {
-    breakMinutes: number | null;
-    notes: string | null;
-    note: string | null;
-    updatedAt: string;
-    version: number;
-  },
-): Promise<void> {
-  await openSessionUpdateQuery.executeWrite(tx, { id, ...patch });
 }
 
 /** The columns of a time-entry list item (results.ts, timeEntryListItem): pages read nothing else. */
