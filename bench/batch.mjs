@@ -32,6 +32,8 @@ const profile = flag('profile');
 const databases = option('db', 'both') === 'both' ? ['sqlite', 'postgres'] : [option('db', 'both')];
 const rounds = Math.max(1, Math.floor(Number(option('rounds', 7))));
 const concurrency = Math.max(1, Math.floor(Number(option('concurrency', 10))));
+// --ways=batch (or sequential,concurrent,batch): time only these ways, e.g. to profile the batch alone.
+const onlyWays = option('ways', 'sequential,concurrent,batch').split(',');
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
 
 async function post(url, token, path, body, headers = {}) {
@@ -106,6 +108,7 @@ async function measure(kind) {
     // Round 0 warms up (connections, statement caches, JIT) and is not counted.
     for (let round = 0; round <= rounds; round++) {
       for (const [way, run] of Object.entries(ways)) {
+        if (!onlyWays.includes(way)) continue;
         const began = performance.now();
         const results = await run(round);
         const elapsed = performance.now() - began;
@@ -118,15 +121,17 @@ async function measure(kind) {
       }
     }
     const result = Object.fromEntries(
-      Object.entries(rates).map(([way, values]) => [
-        way,
-        {
-          punchesPerSecond: Math.round(median(values)),
-          min: Math.round(Math.min(...values)),
-          max: Math.round(Math.max(...values)),
-          msPer100: Math.round((EMPLOYEES / median(values)) * 1000),
-        },
-      ]),
+      Object.entries(rates)
+        .filter(([way]) => onlyWays.includes(way))
+        .map(([way, values]) => [
+          way,
+          {
+            punchesPerSecond: Math.round(median(values)),
+            min: Math.round(Math.min(...values)),
+            max: Math.round(Math.max(...values)),
+            msPer100: Math.round((EMPLOYEES / median(values)) * 1000),
+          },
+        ]),
     );
     return { database: kind, rounds, concurrency, ...result };
   } finally {
@@ -142,24 +147,28 @@ for (const kind of databases) {
 }
 
 const rows = results.flatMap((r) =>
-  ['sequential', 'concurrent', 'batch'].map((way) => {
-    const label =
-      way === 'sequential'
-        ? '100 single requests, one at a time'
-        : way === 'concurrent'
-          ? `100 single requests, ${r.concurrency} at a time`
-          : '1 batch of 100';
-    const x = r[way];
-    const vsSequential = (x.punchesPerSecond / r.sequential.punchesPerSecond).toFixed(1);
-    return [
-      r.database,
-      label,
-      String(x.punchesPerSecond),
-      `${x.min}–${x.max}`,
-      String(x.msPer100),
-      `${vsSequential}×`,
-    ];
-  }),
+  ['sequential', 'concurrent', 'batch']
+    .filter((way) => r[way])
+    .map((way) => {
+      const label =
+        way === 'sequential'
+          ? '100 single requests, one at a time'
+          : way === 'concurrent'
+            ? `100 single requests, ${r.concurrency} at a time`
+            : '1 batch of 100';
+      const x = r[way];
+      const vsSequential = r.sequential
+        ? (x.punchesPerSecond / r.sequential.punchesPerSecond).toFixed(1)
+        : '–';
+      return [
+        r.database,
+        label,
+        String(x.punchesPerSecond),
+        `${x.min}–${x.max}`,
+        String(x.msPer100),
+        `${vsSequential}×`,
+      ];
+    }),
 );
 const header = ['database', 'way', 'punches/s (median)', 'range', 'ms per 100', 'vs one at a time'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseDatabaseUrl } from '../../src/platform/config.js';
 import { createDatabase, type Database } from '../../src/platform/db/database.js';
@@ -82,6 +83,38 @@ describe.each(testDialects())('a plan of writes ($name)', (dialect) => {
       .execute();
     expect(audits).toEqual([{ action: 'first' }]);
   });
+
+  it.runIf(dialect.name === 'postgres')(
+    'runs as a named statement on PostgreSQL: parsed once per connection, then reused',
+    async () => {
+      const planOf = (id: string) => {
+        const plan = new WritePlan();
+        const a = audit(id, 'named');
+        plan.insert('audit_log', Object.keys(a) as never, a);
+        const r = record(`named-${id}`, 'body');
+        plan.insert('idempotency_records', Object.keys(r) as never, r);
+        return plan;
+      };
+      // One transaction, so one connection: its prepared statements are the session's.
+      const prepared = await database.transaction(async (tx) => {
+        await planOf('n1').run(tx);
+        await planOf('n2').run(tx);
+        const { rows } = await sql<{
+          name: string;
+          generic_plans: string;
+          custom_plans: string;
+        }>`select name, generic_plans, custom_plans from pg_prepared_statements
+           where statement like 'with w0 as (insert into "audit_log"%'
+             and statement like '%w1 as (insert into "idempotency_records"%'
+             and statement not like '%on conflict%' and statement not like '%w2 as%'`.execute(tx);
+        return rows;
+      });
+      // Without the name, each run would be an unnamed statement, parsed and planned anew.
+      expect(prepared).toHaveLength(1);
+      expect(prepared[0]!.name).toMatch(/^pc_/);
+      expect(Number(prepared[0]!.generic_plans) + Number(prepared[0]!.custom_plans)).toBe(2);
+    },
+  );
 
   it('an update with values and a NULL condition changes exactly the matching rows', async () => {
     const seed = audit('a2', 'seeded');

@@ -42,6 +42,19 @@ const NAME_CACHE_SIZE = 1000;
  */
 const names = new Map<string, string>();
 
+/*
+ * Raw statements of a fixed, code-written shape that run on a hot path (a write plan, write-plan.ts:
+ * every punch's writes in one statement) are named too; a raw statement is unnamed unless marked.
+ * Marked by the identity of its query node, never by reading its text.
+ */
+const namedRaw = new WeakSet<object>();
+
+/** Marks `compiled` (raw SQL of a shape the code writes, its values bound) to run as a named statement. */
+export function asNamedStatement<R>(compiled: CompiledQuery<R>): CompiledQuery<R> {
+  namedRaw.add(compiled.query);
+  return compiled;
+}
+
 function statementName(text: string): string {
   let name = names.get(text);
   if (name === undefined) {
@@ -62,9 +75,10 @@ class NamedStatementConnection implements DatabaseConnection {
     const values = [...compiled.parameters];
     let result: pg.QueryResult;
     try {
-      result = DATA_QUERIES.has(compiled.query.kind)
-        ? await this.client.query({ name: statementName(compiled.sql), text: compiled.sql, values })
-        : await this.client.query(compiled.sql, values);
+      result =
+        DATA_QUERIES.has(compiled.query.kind) || namedRaw.has(compiled.query)
+          ? await this.client.query({ name: statementName(compiled.sql), text: compiled.sql, values })
+          : await this.client.query(compiled.sql, values);
     } catch (error) {
       if (isDatabaseUnavailable(error)) this.broken = error as Error;
       throw error;
