@@ -1,5 +1,6 @@
 import { inTransaction } from '../../src/modules/context.js';
 import { describe, expect, it } from 'vitest';
+import { requestFingerprint } from '../../src/modules/idempotency/service.js';
 import { testDialects } from '../support/databases.js';
 import {
   createTenant,
@@ -406,6 +407,58 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
       // Without a key the same shift again is an overlap.
       const again = await tenant.shift(body);
       expect(again.status).toBe(409);
+    });
+
+    it('idempotency: a key in flight is 409 idempotency_in_flight; an expired record frees its key, replaced by one upsert (issue 32)', async () => {
+      const tenant = await berlin();
+      const body = shiftBody(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
+      const record = (key: string, fields: object) =>
+        suite.server.database.db
+          .insertInto('idempotency_records')
+          .values({
+            company_id: tenant.fixture.companyId,
+            api_key_id: tenant.fixture.key.id,
+            idempotency_key: key,
+            request_hash: requestFingerprint('POST', ENTRIES, body),
+            state: 'in_flight',
+            response_status: null,
+            response_body: null,
+            created_at: iso(suite.now),
+            expires_at: iso(suite.now + DAY),
+            ...fields,
+          })
+          .execute();
+      await record('busy', {});
+      const busy = await tenant.shift(body, { 'idempotency-key': 'busy' });
+      expect(busy.status).toBe(409);
+      expect(busy.body.error).toBe('idempotency_in_flight');
+      expect(await suite.rows(tenant.employeeId)).toHaveLength(0);
+      await record('lapsed', {
+        request_hash: 'a request of yesterday',
+        state: 'done',
+        response_status: 201,
+        response_body: '{"old":true}',
+        created_at: iso(suite.now - DAY - HOUR),
+        expires_at: iso(suite.now - HOUR),
+      });
+      const fresh = await tenant.shift(body, { 'idempotency-key': 'lapsed' });
+      expect(fresh.status).toBe(201);
+      expect(fresh.headers.get('idempotent-replayed')).toBeNull();
+      expectReplay(await tenant.shift(body, { 'idempotency-key': 'lapsed' }), fresh, 201);
+      const records = await suite.server.database.db
+        .selectFrom('idempotency_records')
+        .select(['request_hash', 'state', 'response_body', 'expires_at'])
+        .where('idempotency_key', '=', 'lapsed')
+        .execute();
+      expect(records).toEqual([
+        {
+          request_hash: requestFingerprint('POST', ENTRIES, body),
+          state: 'done',
+          response_body: fresh.text,
+          expires_at: iso(suite.now + DAY),
+        },
+      ]);
+      expect(await suite.rows(tenant.employeeId)).toHaveLength(1);
     });
 
     it('needs the attendance.record scope', async () => {
