@@ -3,6 +3,7 @@
 // against the same 100 punches as 100 single POST /time-clock/events, on SQLite and PostgreSQL.
 //
 //   node bench/batch.mjs [--db=sqlite|postgres|both] [--rounds=N] [--concurrency=N] [--profile]
+//                        [--ways=sequential,concurrent,batch]
 //
 // Run after a build (`npm run bench` builds first). Starts the real server (`node dist/cli/main.js
 // serve`) on a fresh database per dialect with 200 employees: 100 punch through single requests, the
@@ -34,6 +35,11 @@ const rounds = Math.max(1, Math.floor(Number(option('rounds', 7))));
 const concurrency = Math.max(1, Math.floor(Number(option('concurrency', 10))));
 // --ways=batch (or sequential,concurrent,batch): time only these ways, e.g. to profile the batch alone.
 const onlyWays = option('ways', 'sequential,concurrent,batch').split(',');
+const unknownWays = onlyWays.filter((way) => !['sequential', 'concurrent', 'batch'].includes(way));
+if (unknownWays.length > 0) {
+  console.error(`--ways: unknown ${unknownWays.join(', ')} (sequential, concurrent, batch)`);
+  process.exit(2);
+}
 const log = (...parts) => process.stdout.write(`${parts.join(' ')}\n`);
 
 async function post(url, token, path, body, headers = {}) {

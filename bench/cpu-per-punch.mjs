@@ -11,9 +11,11 @@
 // sends `--warmup` keyed punches (toggles, two minutes apart per employee, each with its own
 // Idempotency-Key), then `--punches` more, `--concurrency` at a time, and reads the CPU time
 // (/proc/<pid>/stat: utime + stime) of the API and of PostgreSQL's process tree before and after the
-// measured ones. PostgreSQL's postmaster is found from its pid file (`--pg-postmaster-pid` to give
-// it); the cluster's other databases are counted too, so run it on a quiet cluster. Ticks are 10 ms.
-import { readFileSync, readdirSync } from 'node:fs';
+// measured ones. PostgreSQL's postmaster is the parent of one of the bench database's backends
+// (`--pg-postmaster-pid` to give it); the cluster's other databases are counted too, so run it on a
+// quiet cluster. Ticks are 10 ms.
+import { readFileSync } from 'node:fs';
+import pg from 'pg';
 import { performance } from 'node:perf_hooks';
 import { commandLine } from './lib/cli.mjs';
 import { cpuTimeOf, treeCpuTimeOf } from './lib/processes.mjs';
@@ -33,20 +35,23 @@ const profile = flag('profile');
 const EMPLOYEES = 400;
 const API = '/api/public/v1';
 
-/** The shared cluster's postmaster: the first line of its data directory's postmaster.pid. */
-function postmasterPid() {
+/**
+ * The postmaster of the cluster the bench's database is on: the parent of one of its backends (found
+ * through a connection of the bench's own), so that the CPU read is that cluster's whatever else runs.
+ */
+async function postmasterPidOf(databaseUrl) {
   const given = option('pg-postmaster-pid', null);
   if (given) return Number(given);
-  for (const version of readdirSync('/var/lib/postgresql')) {
-    try {
-      return Number(
-        readFileSync(`/var/lib/postgresql/${version}/main/postmaster.pid`, 'utf8').split('\n')[0],
-      );
-    } catch {
-      // not this version's cluster
-    }
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query('select pg_backend_pid() as pid');
+    const stat = readFileSync(`/proc/${rows[0].pid}/stat`, 'utf8');
+    // Field 4 of /proc/<pid>/stat, after the command in parentheses: the parent's pid.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  } finally {
+    await client.end();
   }
-  throw new Error('no PostgreSQL postmaster found: pass --pg-postmaster-pid');
 }
 
 const database = await createDatabase(kind, 'cpu_punch');
@@ -101,10 +106,18 @@ try {
     done = end;
   };
   await runUntil(warmup);
-  const pg = kind === 'postgres' ? postmasterPid() : null;
-  const before = { api: cpuTimeOf(server.pid), db: pg ? treeCpuTimeOf(pg) : 0, at: performance.now() };
+  const postmaster = kind === 'postgres' ? await postmasterPidOf(database.url) : null;
+  const before = {
+    api: cpuTimeOf(server.pid),
+    db: postmaster ? treeCpuTimeOf(postmaster) : 0,
+    at: performance.now(),
+  };
   await runUntil(total);
-  const after = { api: cpuTimeOf(server.pid), db: pg ? treeCpuTimeOf(pg) : 0, at: performance.now() };
+  const after = {
+    api: cpuTimeOf(server.pid),
+    db: postmaster ? treeCpuTimeOf(postmaster) : 0,
+    at: performance.now(),
+  };
   const per = (ms) => ((ms * 1000) / punches).toFixed(0);
   const apiMs = after.api - before.api;
   const dbMs = after.db - before.db;
@@ -115,11 +128,11 @@ try {
     concurrency,
     punchesPerSecond: Math.round((punches / (after.at - before.at)) * 1000),
     apiCpuUsPerPunch: Number(per(apiMs)),
-    databaseCpuUsPerPunch: pg ? Number(per(dbMs)) : null,
+    databaseCpuUsPerPunch: postmaster ? Number(per(dbMs)) : null,
   };
   process.stdout.write(
     `${kind} ${apiRoot}: ${result.punchesPerSecond} punches/s; CPU per punch: API ${result.apiCpuUsPerPunch} µs` +
-      (pg ? `, PostgreSQL ${result.databaseCpuUsPerPunch} µs, both ${per(apiMs + dbMs)} µs` : '') +
+      (postmaster ? `, PostgreSQL ${result.databaseCpuUsPerPunch} µs, both ${per(apiMs + dbMs)} µs` : '') +
       `\n${JSON.stringify(result)}\n`,
   );
 } finally {

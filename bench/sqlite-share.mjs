@@ -74,6 +74,11 @@ for (const [role, r] of [
     `${role.padEnd(5)} ${r.commits} commits in ${r.seconds} s at max load: SQLite ${r.sqliteUs.toFixed(0)} µs, ` +
       `CPU ${r.cpuUs.toFixed(0)} µs per commit (SQLite ${((r.sqliteUs / r.cpuUs) * 100).toFixed(0)}% of it)`,
   );
+  if (runs[role].length > 1)
+    out(
+      `      (${runs[role].length} ${role} processes timed in ${dir}: the one with the most commits; clear the folder between runs)`,
+    );
+  out('      per statement, averaged over the whole run (warm-ups and fixed-rate rounds included):');
   for (const s of r.byText.slice(0, top))
     out(`      ${s.us.toFixed(1).padStart(7)} µs  ×${s.perCommit.toFixed(2)}  ${s.text}`);
 }

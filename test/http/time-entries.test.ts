@@ -429,10 +429,20 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           })
           .execute();
       await record('busy', {});
+      const audits = await suite.count('audit_log');
       const busy = await tenant.shift(body, { 'idempotency-key': 'busy' });
       expect(busy.status).toBe(409);
       expect(busy.body.error).toBe('idempotency_in_flight');
+      // Nothing written: no entry, no audit row, the claim left as it was.
       expect(await suite.rows(tenant.employeeId)).toHaveLength(0);
+      expect(await suite.count('audit_log')).toBe(audits);
+      expect(
+        await suite.server.database.db
+          .selectFrom('idempotency_records')
+          .select(['state', 'response_body', 'expires_at'])
+          .where('idempotency_key', '=', 'busy')
+          .execute(),
+      ).toEqual([{ state: 'in_flight', response_body: null, expires_at: iso(suite.now + DAY) }]);
       await record('lapsed', {
         request_hash: 'a request of yesterday',
         state: 'done',

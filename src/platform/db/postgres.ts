@@ -65,6 +65,18 @@ function statementName(text: string): string {
   return name;
 }
 
+/**
+ * Whether a failed query leaves its connection unfit for the pool: the database is unavailable; or
+ * the server does not know a statement the client believes prepared (26000); or the query failed in
+ * the client before the server answered it (no SQLSTATE: pg could not convert a value), which leaves
+ * pg believing prepared a named statement the server dropped, so that every later use of that text on
+ * the connection would fail (review of the named write plan, F1).
+ */
+function spoilsConnection(error: unknown): boolean {
+  if (isDatabaseUnavailable(error)) return true;
+  return !(error instanceof pg.DatabaseError) || error.code === '26000';
+}
+
 class NamedStatementConnection implements DatabaseConnection {
   /** Set once the connection failed under a query: it is then closed rather than pooled again. */
   broken: Error | undefined;
@@ -80,7 +92,7 @@ class NamedStatementConnection implements DatabaseConnection {
           ? await this.client.query({ name: statementName(compiled.sql), text: compiled.sql, values })
           : await this.client.query(compiled.sql, values);
     } catch (error) {
-      if (isDatabaseUnavailable(error)) this.broken = error as Error;
+      if (spoilsConnection(error)) this.broken = error as Error;
       throw error;
     }
     // A simple query of several statements (lockedStatement, database.ts) answers one result each: the last is its answer.
