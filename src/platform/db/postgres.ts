@@ -77,6 +77,28 @@ function spoilsConnection(error: unknown): boolean {
   return !(error instanceof pg.DatabaseError) || error.code === '26000';
 }
 
+/*
+ * At most this many named statements per connection. pg and the server keep a connection's prepared
+ * statements for its whole life, and a query whose text grows with its input (an `in (…)` list of a
+ * batch's ids: one text per length) would otherwise add one per length, each holding its plan in the
+ * server's memory (about 50–165 KB). The first texts a connection meets are the hot ones; a text met
+ * after the connection has this many runs unnamed, parsed and planned each time, as Kysely's own
+ * driver would run it.
+ */
+export const NAMED_PER_CONNECTION = 256;
+const namedOn = new WeakMap<pg.PoolClient, Set<string>>();
+
+/** The name to run `text` under on `client`, or null: unnamed (see NAMED_PER_CONNECTION). */
+function nameOn(client: pg.PoolClient, text: string): string | null {
+  const name = statementName(text);
+  let known = namedOn.get(client);
+  if (known === undefined) namedOn.set(client, (known = new Set()));
+  if (known.has(name)) return name;
+  if (known.size >= NAMED_PER_CONNECTION) return null;
+  known.add(name);
+  return name;
+}
+
 class NamedStatementConnection implements DatabaseConnection {
   /** Set once the connection failed under a query: it is then closed rather than pooled again. */
   broken: Error | undefined;
@@ -87,10 +109,14 @@ class NamedStatementConnection implements DatabaseConnection {
     const values = [...compiled.parameters];
     let result: pg.QueryResult;
     try {
-      result =
+      const name =
         DATA_QUERIES.has(compiled.query.kind) || namedRaw.has(compiled.query)
-          ? await this.client.query({ name: statementName(compiled.sql), text: compiled.sql, values })
-          : await this.client.query(compiled.sql, values);
+          ? nameOn(this.client, compiled.sql)
+          : null;
+      result =
+        name === null
+          ? await this.client.query(compiled.sql, values)
+          : await this.client.query({ name, text: compiled.sql, values });
     } catch (error) {
       if (spoilsConnection(error)) this.broken = error as Error;
       throw error;
