@@ -817,20 +817,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it('in flight: 409 idempotency_in_flight; a different body is still key_reused; a stale claim is taken over', async () => {
         const tenant = await berlin();
         const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
-        await suite.server.database.db
-          .insertInto('idempotency_records')
-          .values({
-            company_id: tenant.fixture.companyId,
-            api_key_id: tenant.fixture.key.id,
-            idempotency_key: 'busy',
-            request_hash: requestFingerprint('POST', EVENTS, body),
-            state: 'in_flight',
-            response_status: null,
-            response_body: null,
-            created_at: iso(suite.now),
-            expires_at: iso(suite.now + DAY),
-          })
-          .execute();
+        await suite.keyRecord(tenant, 'busy', { request_hash: requestFingerprint('POST', EVENTS, body) });
         const busy = await tenant.clock(body, { 'idempotency-key': 'busy' });
         expect(busy.status).toBe(409);
         expect(busy.body.error).toBe('idempotency_in_flight');
@@ -853,20 +840,14 @@ describe.each(testDialects().map((d) => [d.name, d] as const))(
       it('an expired record frees its key: the punch runs and its outcome replaces the record (issue 32: one upsert)', async () => {
         const tenant = await berlin();
         const body = eventBody(tenant, 'clock_in', '2026-11-10T08:00:00Z');
-        await suite.server.database.db
-          .insertInto('idempotency_records')
-          .values({
-            company_id: tenant.fixture.companyId,
-            api_key_id: tenant.fixture.key.id,
-            idempotency_key: 'lapsed',
-            request_hash: 'a request of yesterday',
-            state: 'done',
-            response_status: 201,
-            response_body: '{"old":true}',
-            created_at: iso(suite.now - DAY - HOUR),
-            expires_at: iso(suite.now - HOUR),
-          })
-          .execute();
+        await suite.keyRecord(tenant, 'lapsed', {
+          request_hash: 'a request of yesterday',
+          state: 'done',
+          response_status: 201,
+          response_body: '{"old":true}',
+          created_at: iso(suite.now - DAY - HOUR),
+          expires_at: iso(suite.now - HOUR),
+        });
         const fresh = await tenant.clock(body, { 'idempotency-key': 'lapsed' });
         expect(fresh.status).toBe(201);
         expect(fresh.headers.get('idempotent-replayed')).toBeNull();

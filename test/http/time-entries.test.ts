@@ -412,23 +412,8 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
     it('idempotency: a key in flight is 409 idempotency_in_flight; an expired record frees its key, replaced by one upsert (issue 32)', async () => {
       const tenant = await berlin();
       const body = shiftBody(tenant, '2026-11-10T07:00:00Z', '2026-11-10T09:00:00Z');
-      const record = (key: string, fields: object) =>
-        suite.server.database.db
-          .insertInto('idempotency_records')
-          .values({
-            company_id: tenant.fixture.companyId,
-            api_key_id: tenant.fixture.key.id,
-            idempotency_key: key,
-            request_hash: requestFingerprint('POST', ENTRIES, body),
-            state: 'in_flight',
-            response_status: null,
-            response_body: null,
-            created_at: iso(suite.now),
-            expires_at: iso(suite.now + DAY),
-            ...fields,
-          })
-          .execute();
-      await record('busy', {});
+      const hash = requestFingerprint('POST', ENTRIES, body);
+      await suite.keyRecord(tenant, 'busy', { request_hash: hash });
       const audits = await suite.count('audit_log');
       const busy = await tenant.shift(body, { 'idempotency-key': 'busy' });
       expect(busy.status).toBe(409);
@@ -443,7 +428,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
           .where('idempotency_key', '=', 'busy')
           .execute(),
       ).toEqual([{ state: 'in_flight', response_body: null, expires_at: iso(suite.now + DAY) }]);
-      await record('lapsed', {
+      await suite.keyRecord(tenant, 'lapsed', {
         request_hash: 'a request of yesterday',
         state: 'done',
         response_status: 201,
@@ -462,7 +447,7 @@ describe.each(testDialects().map((d) => [d.name, d] as const))('time entries on 
         .execute();
       expect(records).toEqual([
         {
-          request_hash: requestFingerprint('POST', ENTRIES, body),
+          request_hash: hash,
           state: 'done',
           response_body: fresh.text,
           expires_at: iso(suite.now + DAY),

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
 import type { Database } from '../../src/platform/db/database.js';
-import type { TimeEntryRow } from '../../src/platform/db/schema.js';
+import type { IdempotencyRecordRow, TimeEntryRow } from '../../src/platform/db/schema.js';
 import type { ProblemResponseBody } from './api.js';
 import type { TestDialect } from './databases.js';
 import {
@@ -147,6 +147,15 @@ export interface TimeTrackingSuite {
   count(table: Parameters<typeof countRows>[1]): Promise<number>;
   /** `auditRows` on the server's store. */
   audit(targetId: string): ReturnType<typeof auditRows>;
+  /**
+   * Stores the record of `tenant`'s key `key` as the idempotency layer would: a request in flight
+   * since now, kept a day, unless `fields` say otherwise.
+   */
+  keyRecord(
+    tenant: Tenant,
+    key: string,
+    fields: Partial<IdempotencyRecordRow> & Pick<IdempotencyRecordRow, 'request_hash'>,
+  ): Promise<void>;
 }
 
 /**
@@ -171,6 +180,22 @@ export function timeTrackingSuite(
     rows: (employeeId) => entryRows(suite.server.database, employeeId),
     count: (table) => countRows(suite.server.database, table),
     audit: (targetId) => auditRows(suite.server.database, targetId),
+    keyRecord: async (tenant, key, fields) => {
+      await suite.server.database.db
+        .insertInto('idempotency_records')
+        .values({
+          company_id: tenant.fixture.companyId,
+          api_key_id: tenant.fixture.key.id,
+          idempotency_key: key,
+          state: 'in_flight',
+          response_status: null,
+          response_body: null,
+          created_at: iso(suite.now),
+          expires_at: iso(suite.now + DAY),
+          ...fields,
+        })
+        .execute();
+    },
   };
   beforeAll(async () => {
     server = await startTestServer(dialect, {
